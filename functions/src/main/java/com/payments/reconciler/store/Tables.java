@@ -1,0 +1,122 @@
+package com.payments.reconciler.store;
+
+import com.payments.reconciler.store.TableSchema.AttributeType;
+import com.payments.reconciler.store.TableSchema.Index;
+import com.payments.reconciler.store.TableSchema.KeyAttribute;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The five tables of design §2, and the attribute names each feature reads and writes.
+ * Attribute names live here, beside the schema, so a rename is one edit.
+ */
+public final class Tables {
+
+    private Tables() {
+    }
+
+    /** The lease with its fencing token. Items are never deleted: a deleted counter would restart at 1. */
+    public static final class Leases {
+        public static final String LEASE_NAME = "leaseName";
+        public static final String OWNER = "owner";
+        public static final String EPOCH = "epoch";
+        public static final String EXPIRES_AT = "expiresAt";
+        public static final String ACQUIRED_AT = "acquiredAt";
+        public static final String RENEWED_AT = "renewedAt";
+
+        public static final TableSchema SCHEMA = new TableSchema("Leases",
+                new KeyAttribute(LEASE_NAME, AttributeType.S), List.of(), Optional.empty(), true);
+
+        private Leases() {
+        }
+    }
+
+    public static final class Authorisations {
+        public static final String AUTHORISATION_ID = "authorisationId";
+        public static final String STATE = "state";
+        public static final String VERSION = "version";
+        public static final String AMOUNT_MINOR = "amountMinor";
+        public static final String CURRENCY = "currency";
+        public static final String MERCHANT_ID = "merchantId";
+        public static final String AUTHORISED_AT = "authorisedAt";
+        /** Present only while AUTHORISED, which makes {@link #PENDING_BY_AGE} sparse. */
+        public static final String PENDING_SHARD = "pendingShard";
+
+        public static final String STATE_AUTHORISED = "AUTHORISED";
+        public static final String STATE_RELEASE_REQUESTED = "RELEASE_REQUESTED";
+        public static final String STATE_SETTLED = "SETTLED";
+
+        public static final String PENDING_BY_AGE = "pending-by-age";
+
+        public static final TableSchema SCHEMA = new TableSchema("Authorisations",
+                new KeyAttribute(AUTHORISATION_ID, AttributeType.S),
+                List.of(new Index(PENDING_BY_AGE, new KeyAttribute(PENDING_SHARD, AttributeType.S),
+                        new KeyAttribute(AUTHORISED_AT, AttributeType.N))),
+                Optional.empty(), true);
+
+        private Authorisations() {
+        }
+    }
+
+    /** Written by settlement ingestion, outside this job; we only ever check for absence. */
+    public static final class Settlements {
+        public static final String AUTHORISATION_ID = "authorisationId";
+        public static final String SETTLED_AT = "settledAt";
+
+        public static final TableSchema SCHEMA = new TableSchema("Settlements",
+                new KeyAttribute(AUTHORISATION_ID, AttributeType.S), List.of(), Optional.empty(), true);
+
+        private Settlements() {
+        }
+    }
+
+    /** The outbox: one command per business operation, created in the same transaction as the decision. */
+    public static final class ReleaseCommands {
+        public static final String OPERATION_ID = "operationId";
+        public static final String AUTHORISATION_ID = "authorisationId";
+        public static final String STATUS = "status";
+        public static final String EPOCH = "epoch";
+        public static final String WINDOW_ID = "windowId";
+        public static final String CREATED_AT = "createdAt";
+        public static final String ATTEMPTS = "attempts";
+        public static final String PROVIDER_REFERENCE = "providerReference";
+        public static final String REJECTION_REASON = "rejectionReason";
+        public static final String DELIVERED_AT = "deliveredAt";
+        public static final String DELIVERED_EPOCH = "deliveredEpoch";
+        public static final String AMOUNT_MINOR = "amountMinor";
+        public static final String CURRENCY = "currency";
+        /** Present only while PENDING, which makes {@link #PENDING_DELIVERY} sparse. */
+        public static final String DELIVERY_SHARD = "deliveryShard";
+
+        public static final String STATUS_PENDING = "PENDING";
+        public static final String STATUS_DELIVERED = "DELIVERED";
+        public static final String STATUS_REJECTED = "REJECTED";
+
+        public static final String PENDING_DELIVERY = "pending-delivery";
+
+        public static final TableSchema SCHEMA = new TableSchema("ReleaseCommands",
+                new KeyAttribute(OPERATION_ID, AttributeType.S),
+                List.of(new Index(PENDING_DELIVERY, new KeyAttribute(DELIVERY_SHARD, AttributeType.S),
+                        new KeyAttribute(CREATED_AT, AttributeType.N))),
+                Optional.empty(), true);
+
+        private ReleaseCommands() {
+        }
+    }
+
+    /** Powertools idempotency records; expendable (the outbox is the business record of delivery). */
+    public static final class Idempotency {
+        public static final String ID = "id";
+        public static final String EXPIRATION = "expiration";
+
+        public static final TableSchema SCHEMA = new TableSchema("Idempotency",
+                new KeyAttribute(ID, AttributeType.S), List.of(), Optional.of(EXPIRATION), false);
+
+        private Idempotency() {
+        }
+    }
+
+    public static final List<TableSchema> ALL = List.of(Leases.SCHEMA, Authorisations.SCHEMA, Settlements.SCHEMA,
+            ReleaseCommands.SCHEMA, Idempotency.SCHEMA);
+}

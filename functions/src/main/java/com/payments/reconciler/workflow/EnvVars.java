@@ -1,0 +1,35 @@
+package com.payments.reconciler.workflow;
+
+/**
+ * Environment variables the stack sets on the functions: names, ARNs and settings only, never
+ * secrets (the provider credential is read at run time from Secrets Manager).
+ * Table names: see {@link com.payments.reconciler.store.TableNames}.
+ */
+public final class EnvVars {
+
+    private EnvVars() {
+    }
+
+    /** The lease's item key; one lease serialises all decisions of the job. */
+    public static final String LEASE_NAME = "LEASE_NAME";
+    /** StartWindow: the state machine it starts executions of. */
+    public static final String STATE_MACHINE_ARN = "STATE_MACHINE_ARN";
+    /** StartWindow: the schedule's IANA time zone, e.g. {@code UTC} or {@code Europe/London}. */
+    public static final String SCHEDULE_TIME_ZONE = "SCHEDULE_TIME_ZONE";
+    /** StartWindow: the grace period as an ISO-8601 duration, e.g. {@code PT72H}. */
+    public static final String GRACE_PERIOD = "GRACE_PERIOD";
+    /** StartWindow: shards of the sparse GSIs. */
+    public static final String SHARDS = "SHARDS";
+    /** StartWindow: decide but write nothing. */
+    public static final String DRY_RUN = "DRY_RUN";
+    /** StartWindow: how many days back a window may be started (default 30). */
+    public static final String WINDOW_HORIZON_DAYS = "WINDOW_HORIZON_DAYS";
+    /** DeliverCommands: the provider's base URL. */
+    public static final String PROVIDER_BASE_URL = "PROVIDER_BASE_URL";
+    /** DeliverCommands: the Secrets Manager secret (ARN or name) holding the provider API key. */
+    public static final String PROVIDER_SECRET_ID = "PROVIDER_SECRET_ID";
+    /** Local runs only: the provider API key in plain configuration (the simulated provider's). */
+    public static final String PROVIDER_API_KEY_LOCAL = "PROVIDER_API_KEY_LOCAL";
+
+    public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
+}

@@ -1,0 +1,65 @@
+package com.payments.reconciler.workflow;
+
+import java.time.Duration;
+
+/**
+ * The five Lambda functions: handler class, deployed timeout and memory, and the ASL substitution
+ * that carries the function's (alias) ARN. The CDK stack, the local runner and the timing-budget
+ * test all read this one list.
+ */
+public enum LambdaFunction {
+    START_WINDOW("StartWindow", "com.payments.reconciler.window.StartWindowHandler",
+            Timing.START_WINDOW_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, null),
+    ACQUIRE_LEASE("AcquireLease", "com.payments.reconciler.lease.AcquireLeaseHandler",
+            Timing.ACQUIRE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "AcquireLeaseFunctionArn"),
+    RECONCILE_PAGE("ReconcilePage", "com.payments.reconciler.reconcile.ReconcilePageHandler",
+            Timing.RECONCILE_PAGE_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "ReconcilePageFunctionArn"),
+    DELIVER_COMMANDS("DeliverCommands", "com.payments.reconciler.delivery.DeliverCommandsHandler",
+            Timing.DELIVER_COMMANDS_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "DeliverCommandsFunctionArn"),
+    RELEASE_LEASE("ReleaseLease", "com.payments.reconciler.lease.ReleaseLeaseHandler",
+            Timing.RELEASE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "ReleaseLeaseFunctionArn");
+
+    private final String logicalName;
+    private final String handlerClass;
+    private final Duration timeout;
+    private final int memoryMb;
+    private final String aslSubstitution;
+
+    LambdaFunction(String logicalName, String handlerClass, Duration timeout, int memoryMb, String aslSubstitution) {
+        this.logicalName = logicalName;
+        this.handlerClass = handlerClass;
+        this.timeout = timeout;
+        this.memoryMb = memoryMb;
+        this.aslSubstitution = aslSubstitution;
+    }
+
+    public String logicalName() {
+        return logicalName;
+    }
+
+    /** The {@code handler} string Lambda's Java runtime expects. */
+    public String handler() {
+        return handlerClass + "::handleRequest";
+    }
+
+    public String handlerClass() {
+        return handlerClass;
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    public int memoryMb() {
+        return memoryMb;
+    }
+
+    /** The {@code ${...}} name in the ASL, or null for StartWindow (invoked by Scheduler, not the workflow). */
+    public String aslSubstitution() {
+        return aslSubstitution;
+    }
+
+    public boolean invokedByWorkflow() {
+        return aslSubstitution != null;
+    }
+}

@@ -1,0 +1,58 @@
+package com.payments.reconciler.workflow;
+
+import java.time.Duration;
+
+/**
+ * One timing budget (design §7): the Lambda timeouts and memory the CDK stack deploys, the lease and
+ * renewal cadence the handlers use, the provider timeouts and the idempotency expiry. The ASL's
+ * {@code TimeoutSeconds} and retry horizons are checked against these by {@code TimingBudgetTest}.
+ */
+public final class Timing {
+
+    private Timing() {
+    }
+
+    /** How long a lease lasts without renewal; a paused worker loses it after this. */
+    public static final Duration LEASE_DURATION = Duration.ofMinutes(5);
+    /** A page task renews the lease when this much has passed since its last renewal. */
+    public static final Duration LEASE_RENEW_INTERVAL = Duration.ofSeconds(60);
+
+    /** Lambda timeouts, as deployed. */
+    public static final Duration START_WINDOW_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration ACQUIRE_LEASE_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration RECONCILE_PAGE_TIMEOUT = Duration.ofSeconds(120);
+    public static final Duration DELIVER_COMMANDS_TIMEOUT = Duration.ofSeconds(120);
+    public static final Duration RELEASE_LEASE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** A task stops starting new work once less than this remains before its Lambda deadline. */
+    public static final Duration DEADLINE_MARGIN = Duration.ofSeconds(20);
+
+    /** Step Functions gives a Task this much longer than the Lambda's own timeout before States.Timeout. */
+    public static final Duration TASK_TIMEOUT_SLACK = Duration.ofSeconds(10);
+
+    /** Provider HTTP client: well under the delivery Lambda's timeout and its deadline margin. */
+    public static final Duration PROVIDER_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    public static final Duration PROVIDER_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+
+    /** Idempotency records answer repeats for a day: far beyond the delivery state's retry horizon. */
+    public static final Duration IDEMPOTENCY_EXPIRY = Duration.ofHours(24);
+
+    /** In-function retries of DynamoDB conflicts/throttling before giving up as StoreContention. */
+    public static final int STORE_MAX_ATTEMPTS = 6;
+    public static final Duration STORE_BACKOFF_BASE = Duration.ofMillis(25);
+    public static final Duration STORE_BACKOFF_CAP = Duration.ofSeconds(1);
+
+    /** Lambda memory, as deployed (MB). */
+    public static final int SMALL_FUNCTION_MEMORY_MB = 512;
+    public static final int PAGE_FUNCTION_MEMORY_MB = 1024;
+
+    /** Page sizes: candidates per ReconcilePage call, commands per DeliverCommands call. */
+    public static final int RECONCILE_PAGE_SIZE = 250;
+    public static final int DELIVERY_BATCH_SIZE = 100;
+    /** Concurrent provider calls inside one DeliverCommands invocation. */
+    public static final int DELIVERY_PARALLELISM = 8;
+
+    public static long taskTimeoutSeconds(Duration lambdaTimeout) {
+        return lambdaTimeout.plus(TASK_TIMEOUT_SLACK).toSeconds();
+    }
+}
