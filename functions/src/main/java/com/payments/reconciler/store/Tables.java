@@ -88,6 +88,8 @@ public final class Tables {
         public static final String CURRENCY = "currency";
         /** Present only while PENDING, which makes {@link #PENDING_DELIVERY} sparse. */
         public static final String DELIVERY_SHARD = "deliveryShard";
+        /** The owner id (acquisition attempt) that issued the command, so a retry recognises its own. */
+        public static final String ISSUED_BY = "issuedBy";
 
         public static final String STATUS_PENDING = "PENDING";
         public static final String STATUS_DELIVERED = "DELIVERED";

@@ -1,0 +1,39 @@
+package com.payments.reconciler.store;
+
+import com.payments.reconciler.workflow.StoreContention;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.services.dynamodb.model.InternalServerErrorException;
+import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
+import software.amazon.awssdk.services.dynamodb.model.RequestLimitExceededException;
+
+import java.util.function.Supplier;
+
+/**
+ * Maps what is left after the SDK's own retries (throttling, 5xx, I/O) to {@link StoreContention},
+ * which the workflow retries. Conditional failures pass through: they are answers, not errors.
+ */
+public final class StoreErrors {
+
+    private StoreErrors() {
+    }
+
+    public static <T> T call(String what, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (ProvisionedThroughputExceededException | RequestLimitExceededException | InternalServerErrorException e) {
+            throw new StoreContention(what + ": DynamoDB still throttling or failing after retries (" + e.awsErrorDetails().errorCode() + ")", e);
+        } catch (SdkClientException e) {
+            throw new StoreContention(what + ": no answer from DynamoDB after retries (" + e.getMessage() + ")", e);
+        } catch (AwsServiceException e) {
+            if (isThrottling(e)) {
+                throw new StoreContention(what + ": DynamoDB throttling after retries (" + e.awsErrorDetails().errorCode() + ")", e);
+            }
+            throw e;
+        }
+    }
+
+    public static boolean isThrottling(AwsServiceException e) {
+        return e.isThrottlingException() || e.statusCode() >= 500;
+    }
+}

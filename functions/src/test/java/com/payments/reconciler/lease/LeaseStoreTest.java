@@ -1,0 +1,116 @@
+package com.payments.reconciler.lease;
+
+import com.payments.reconciler.store.Tables.Leases;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.workflow.LeaseLost;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@ExtendWith(LocalDynamo.class)
+class LeaseStoreTest {
+
+    private static final Duration DURATION = Duration.ofSeconds(30);
+    private static final Instant T0 = Instant.parse("2026-12-02T02:00:00Z");
+
+    @Test
+    void firstAcquireStartsTheEpochAtOneAndTakeoverAdvancesIt(LocalDynamo.Engine engine) {
+        LeaseStore store = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+
+        AcquireResult first = store.acquire("job", "run-a/1", T0);
+        assertThat(first).isEqualTo(new AcquireResult.Acquired(new Lease("job", "run-a/1", 1, T0.plus(DURATION)), false));
+
+        AcquireResult whileHeld = store.acquire("job", "run-b/1", T0.plusSeconds(29));
+        assertThat(whileHeld).isEqualTo(new AcquireResult.Held("run-a/1", 1, T0.plus(DURATION)));
+
+        AcquireResult takeover = store.acquire("job", "run-b/1", T0.plusSeconds(30));
+        assertThat(takeover).isInstanceOf(AcquireResult.Acquired.class);
+        assertThat(((AcquireResult.Acquired) takeover).lease().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void renewKeepsTheEpochAndRefusesAStaleHolderNamingTheNewerEpoch(LocalDynamo.Engine engine) {
+        LeaseStore store = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+        Lease a = ((AcquireResult.Acquired) store.acquire("job", "a", T0)).lease();
+
+        Lease renewed = store.renew(a.token(), T0.plusSeconds(10));
+        assertThat(renewed.epoch()).isEqualTo(1);
+        assertThat(renewed.expiresAt()).isEqualTo(T0.plusSeconds(40));
+
+        // Expired but not taken over: still ours, the epoch is what fences.
+        assertThat(store.renew(a.token(), T0.plusSeconds(100)).epoch()).isEqualTo(1);
+
+        store.acquire("job", "b", T0.plusSeconds(200));
+        assertThatThrownBy(() -> store.renew(a.token(), T0.plusSeconds(201)))
+                .isInstanceOf(LeaseLost.class)
+                .hasMessageContaining("newer epoch 2")
+                .hasMessageContaining("held by b");
+    }
+
+    @Test
+    void releaseKeepsTheRecordAndTheEpochAndIsIdempotent(LocalDynamo.Engine engine) {
+        LeaseStore store = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+        Lease a = ((AcquireResult.Acquired) store.acquire("job", "a", T0)).lease();
+
+        store.release(a.token(), T0.plusSeconds(5));
+        store.release(a.token(), T0.plusSeconds(6));
+
+        Map<String, AttributeValue> item = leaseItem(engine);
+        assertThat(item).doesNotContainKey(Leases.OWNER);
+        assertThat(item.get(Leases.EPOCH).n()).isEqualTo("1");
+
+        // Free again at once, and the counter continues rather than restarting (I5).
+        Lease b = ((AcquireResult.Acquired) store.acquire("job", "b", T0.plusSeconds(7))).lease();
+        assertThat(b.epoch()).isEqualTo(2);
+        assertThatThrownBy(() -> store.release(a.token(), T0.plusSeconds(8))).isInstanceOf(LeaseLost.class);
+    }
+
+    @Test
+    void aRetriedAcquireWhoseFirstResponseWasLostReturnsTheEpochAlreadyHeld(LocalDynamo.Engine engine) {
+        AtomicInteger dropped = new AtomicInteger();
+        ExecutionInterceptor loseFirstResponse = new ExecutionInterceptor() {
+            @Override
+            public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+                if (dropped.getAndIncrement() == 0) {
+                    throw SdkClientException.create("lost response", new IOException("Connection reset"));
+                }
+            }
+        };
+        LeaseStore store = new LeaseStore(engine.client(loseFirstResponse), engine.tables().leases(), DURATION);
+
+        AcquireResult result = store.acquire("job", "a", T0);
+
+        assertThat(dropped.get()).as("the SDK re-sent after the lost response").isEqualTo(2);
+        assertThat(result).isEqualTo(new AcquireResult.Acquired(new Lease("job", "a", 1, T0.plus(DURATION)), true));
+        assertThat(leaseItem(engine).get(Leases.EPOCH).n()).as("no double bump").isEqualTo("1");
+    }
+
+    @Test
+    void aWorkerThatLostTheLeaseAndReacquiresGetsANewIdentityAndEpoch(LocalDynamo.Engine engine) {
+        LeaseStore store = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+        Lease a1 = ((AcquireResult.Acquired) store.acquire("job", "run-a/attempt-1", T0)).lease();
+        store.acquire("job", "run-b/attempt-1", T0.plusSeconds(31));
+        Lease a2 = ((AcquireResult.Acquired) store.acquire("job", "run-a/attempt-2", T0.plusSeconds(62))).lease();
+
+        assertThat(a2.epoch()).isEqualTo(3);
+        assertThatThrownBy(() -> store.renew(a1.token(), T0.plusSeconds(63))).isInstanceOf(LeaseLost.class);
+    }
+
+    private static Map<String, AttributeValue> leaseItem(LocalDynamo.Engine engine) {
+        return engine.client().getItem(b -> b.tableName(engine.tables().leases()).consistentRead(true)
+                .key(Map.of(Leases.LEASE_NAME, AttributeValue.fromS("job")))).item();
+    }
+}

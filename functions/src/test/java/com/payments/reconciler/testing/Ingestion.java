@@ -1,0 +1,57 @@
+package com.payments.reconciler.testing;
+
+import com.payments.reconciler.reconcile.Shards;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.Settlements;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+import static com.payments.reconciler.store.Attr.n;
+import static com.payments.reconciler.store.Attr.s;
+
+/** Plays the systems outside this job: card authorisation capture and settlement ingestion. */
+public final class Ingestion {
+
+    private final DynamoDbClient dynamo;
+    private final TableNames tables;
+    private final int shards;
+
+    public Ingestion(DynamoDbClient dynamo, TableNames tables, int shards) {
+        this.dynamo = dynamo;
+        this.tables = tables;
+        this.shards = shards;
+    }
+
+    public void authorise(String id, long amountMinor, Instant authorisedAt) {
+        Map<String, AttributeValue> item = new HashMap<>();
+        item.put(Authorisations.AUTHORISATION_ID, s(id));
+        item.put(Authorisations.STATE, s(Authorisations.STATE_AUTHORISED));
+        item.put(Authorisations.VERSION, n(1));
+        item.put(Authorisations.AMOUNT_MINOR, n(amountMinor));
+        item.put(Authorisations.CURRENCY, s("EUR"));
+        item.put(Authorisations.MERCHANT_ID, s("merchant-1"));
+        item.put(Authorisations.AUTHORISED_AT, n(authorisedAt.toEpochMilli()));
+        item.put(Authorisations.PENDING_SHARD, s(Shards.key(Shards.of(id, shards))));
+        dynamo.putItem(b -> b.tableName(tables.authorisations()).item(item));
+    }
+
+    /** A settlement arrives: the settlement record, and the authorisation leaves the pending index. */
+    public void settle(String id, Instant at) {
+        dynamo.putItem(b -> b.tableName(tables.settlements()).item(Map.of(
+                Settlements.AUTHORISATION_ID, s(id), Settlements.SETTLED_AT, n(at.toEpochMilli()))));
+    }
+
+    public Map<String, AttributeValue> authorisation(String id) {
+        return dynamo.getItem(b -> b.tableName(tables.authorisations()).consistentRead(true)
+                .key(Map.of(Authorisations.AUTHORISATION_ID, s(id)))).item();
+    }
+
+    public int shards() {
+        return shards;
+    }
+}

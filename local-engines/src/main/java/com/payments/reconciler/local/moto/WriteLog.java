@@ -1,0 +1,71 @@
+package com.payments.reconciler.local.moto;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the launcher's ordered log of accepted DynamoDB writes (see {@code write_log.py}). Because the
+ * local engine serves one request at a time, the log's order is the order the writes were applied in:
+ * the ground truth the invariant audit checks I1 and I3 against.
+ */
+public final class WriteLog {
+
+    /** One accepted write: its position in apply order, the operation, and the request/response JSON. */
+    public record Entry(long seq, String operation, JsonNode request, JsonNode response) {
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI endpoint;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    public WriteLog(URI motoEndpoint) {
+        this.endpoint = motoEndpoint;
+    }
+
+    public List<Entry> entries() {
+        JsonNode root;
+        try {
+            root = JSON.readTree(get("/reconciler-api/write-log"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("write log is not JSON", e);
+        }
+        List<Entry> entries = new ArrayList<>();
+        for (JsonNode w : root.path("writes")) {
+            entries.add(new Entry(w.path("seq").asLong(), w.path("op").asText(), w.path("request"), w.path("response")));
+        }
+        return entries;
+    }
+
+    public void clear() {
+        send(HttpRequest.newBuilder(endpoint.resolve("/reconciler-api/write-log/clear")).POST(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    private String get(String path) {
+        return send(HttpRequest.newBuilder(endpoint.resolve(path)).GET().build());
+    }
+
+    private String send(HttpRequest request) {
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("write log: HTTP " + response.statusCode() + " from " + request.uri());
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException("write log unavailable at " + request.uri(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading the write log", e);
+        }
+    }
+}
