@@ -53,9 +53,18 @@ public final class InvariantAudit {
     }
 
     /**
-     * @param cutoffForNothingLost the window's cutoff when I4 is to be checked (the window is complete), or null
+     * When to check I4: the window (and its reruns) is complete.
+     *
+     * @param cutoff the window's cutoff: authorisations before it are eligible
+     * @param requireDelivered whether the command must also be DELIVERED (false when only decisions ran)
      */
-    public Report audit(StoreSnapshot state, List<AppliedWrite> writes, List<ProviderEffect> effects, Instant cutoffForNothingLost) {
+    public record Completion(Instant cutoff, boolean requireDelivered) {
+    }
+
+    /**
+     * @param completion when I4 is to be checked, or null while the window is still open
+     */
+    public Report audit(StoreSnapshot state, List<AppliedWrite> writes, List<ProviderEffect> effects, Completion completion) {
         List<Violation> violations = new ArrayList<>();
         Set<String> leasesSeen = new HashSet<>();
         Map<String, Long> maxEpoch = new HashMap<>();
@@ -111,8 +120,8 @@ public final class InvariantAudit {
             }
         }
         int rejected = 0;
-        if (cutoffForNothingLost != null) {
-            rejected = auditNothingLost(state, effects, cutoffForNothingLost, violations);
+        if (completion != null) {
+            rejected = auditNothingLost(state, effects, completion, violations);
         }
 
         Map<String, Boolean> invariants = new LinkedHashMap<>();
@@ -166,7 +175,8 @@ public final class InvariantAudit {
         }
     }
 
-    private int auditNothingLost(StoreSnapshot state, List<ProviderEffect> effects, Instant cutoff, List<Violation> violations) {
+    private int auditNothingLost(StoreSnapshot state, List<ProviderEffect> effects, Completion completion, List<Violation> violations) {
+        Instant cutoff = completion.cutoff();
         Set<String> settled = new HashSet<>();
         state.of(com.payments.reconciler.store.Tables.Settlements.SCHEMA)
                 .forEach(item -> settled.add(Attr.stringOr(item, Settlements.AUTHORISATION_ID, "")));
@@ -189,7 +199,8 @@ public final class InvariantAudit {
                 rejected++;
                 continue;
             }
-            if (!Authorisations.STATE_RELEASE_REQUESTED.equals(stateName) || !ReleaseCommands.STATUS_DELIVERED.equals(status)) {
+            boolean commandOk = completion.requireDelivered() ? ReleaseCommands.STATUS_DELIVERED.equals(status) : command != null;
+            if (!Authorisations.STATE_RELEASE_REQUESTED.equals(stateName) || !commandOk) {
                 violations.add(new Violation("I4", id + " is " + stateName + " with command " + status));
             } else if (performed.getOrDefault(Candidate.operationIdFor(id), 1) < 1) {
                 violations.add(new Violation("I4", id + " marked DELIVERED but the provider never performed it"));

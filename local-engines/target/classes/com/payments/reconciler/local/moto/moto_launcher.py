@@ -59,7 +59,8 @@ def main():
         def log_request(self, *args, **kwargs):
             pass
 
-    app = moto.server.DomainDispatcherApplication(moto.server.create_backend_app)
+    from write_log import WriteLog
+    app = WriteLog(moto.server.DomainDispatcherApplication(moto.server.create_backend_app))
     print(f"READY {port}", flush=True)
     run_simple("127.0.0.1", port, app, threaded=False, use_reloader=False,
                request_handler=QuietHandler)
