@@ -2,8 +2,8 @@ package com.payments.reconciler.workflow;
 
 /**
  * An error the state machine reacts to by name. Lambda's Java runtime reports a thrown exception's
- * simple class name as {@code errorType}, and the ASL's Retry/Catch match on it, so each subclass's
- * simple name is an entry of {@link ErrorNames} and means exactly one thing.
+ * fully qualified class name as {@code errorType}, and the ASL's Retry/Catch match on it, so each
+ * subclass's name is an entry of {@link ErrorNames} and means exactly one thing.
  */
 public abstract sealed class WorkflowError extends RuntimeException
         permits Fenced, LeaseLost, LeaseHeld, StoreContention, ProviderUnavailable, IdempotencyAlreadyInProgress,
@@ -19,6 +19,6 @@ public abstract sealed class WorkflowError extends RuntimeException
 
     /** The name Step Functions sees. */
     public final String errorName() {
-        return getClass().getSimpleName();
+        return getClass().getName();
     }
 }

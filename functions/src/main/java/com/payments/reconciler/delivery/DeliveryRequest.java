@@ -1,0 +1,29 @@
+package com.payments.reconciler.delivery;
+
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.workflow.InvalidInput;
+
+/**
+ * Input of one DeliverCommands call: one shard of the outbox's sparse {@code pending-delivery} GSI.
+ * No command ids travel through the workflow's state; the function reads them from the index.
+ *
+ * @param batch the previous call's result for this shard, or absent on the first call
+ */
+public record DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer shard, DeliveryBatch batch) {
+
+    public DeliveryRequest {
+        if (window == null) {
+            throw new InvalidInput("window", "required, the execution input");
+        }
+        if (lease == null) {
+            throw new InvalidInput("lease", "required, {leaseName, ownerId, epoch} from AcquireLease");
+        }
+        if (shard == null || shard < 0 || shard >= window.shards()) {
+            throw new InvalidInput("shard", "required, an integer from 0 to " + (window.shards() - 1) + ", was " + shard);
+        }
+        if (batch == null) {
+            batch = DeliveryBatch.FIRST;
+        }
+    }
+}

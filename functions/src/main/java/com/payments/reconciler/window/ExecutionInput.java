@@ -1,0 +1,57 @@
+package com.payments.reconciler.window;
+
+import com.payments.reconciler.workflow.InvalidInput;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
+
+/**
+ * The execution input of one window (design §8): a pure function of the window and the deployed
+ * configuration, so the same occurrence always produces byte-identical input. Every task reads the
+ * cutoff from here, never from its own clock, so a rerun decides exactly as the first run did.
+ *
+ * @param windowId the schedule's nominal date, {@code YYYY-MM-DD}
+ * @param windowStart the nominal scheduled time of the window
+ * @param cutoff {@code windowStart - gracePeriod}: authorisations older than this with no settlement are released
+ * @param gracePeriod how long a settlement may take to arrive
+ * @param dryRun decide and report, change nothing
+ * @param shards shards of the sparse GSIs to read
+ */
+public record ExecutionInput(String windowId, Instant windowStart, Instant cutoff, Duration gracePeriod,
+                             Boolean dryRun, Integer shards) {
+
+    public static final int MAX_SHARDS = 64;
+
+    public ExecutionInput {
+        if (windowId == null || windowId.isBlank()) {
+            throw new InvalidInput("windowId", "required, a date YYYY-MM-DD");
+        }
+        try {
+            if (!LocalDate.parse(windowId).toString().equals(windowId)) {
+                throw new DateTimeParseException("not canonical", windowId, 0);
+            }
+        } catch (DateTimeParseException e) {
+            throw new InvalidInput("windowId", "must be a date YYYY-MM-DD, was '" + windowId + "'");
+        }
+        if (windowStart == null) {
+            throw new InvalidInput("windowStart", "required, an ISO-8601 instant such as 2026-12-01T02:00:00Z");
+        }
+        if (gracePeriod == null || gracePeriod.isNegative() || gracePeriod.isZero()) {
+            throw new InvalidInput("gracePeriod", "required, a positive ISO-8601 duration such as PT72H");
+        }
+        if (cutoff == null) {
+            throw new InvalidInput("cutoff", "required, an ISO-8601 instant (windowStart - gracePeriod)");
+        }
+        if (!cutoff.equals(windowStart.minus(gracePeriod))) {
+            throw new InvalidInput("cutoff", "must equal windowStart - gracePeriod = " + windowStart.minus(gracePeriod)
+                    + ", was " + cutoff);
+        }
+        if (dryRun == null) {
+            throw new InvalidInput("dryRun", "required, true or false");
+        }
+        if (shards == null || shards < 1 || shards > MAX_SHARDS) {
+            throw new InvalidInput("shards", "must be an integer from 1 to " + MAX_SHARDS + ", was " + shards);
+        }
+    }
+}
