@@ -48,6 +48,11 @@ public final class Timing {
 
     /** Page sizes: candidates per ReconcilePage call, commands per DeliverCommands call. */
     public static final int RECONCILE_PAGE_SIZE = 250;
+    /**
+     * Candidates one ReconcilePage call decides at most (several index pages), so that a window costs
+     * few Lambda invocations and state transitions; the deadline check stops a call earlier if needed.
+     */
+    public static final int RECONCILE_CANDIDATES_PER_CALL = 2000;
     public static final int DELIVERY_BATCH_SIZE = 100;
     /** Concurrent provider calls inside one DeliverCommands invocation. */
     public static final int DELIVERY_PARALLELISM = 8;

@@ -1,0 +1,30 @@
+package com.payments.reconciler.lease;
+
+import com.payments.reconciler.delivery.DeliveryTotals;
+import com.payments.reconciler.reconcile.ReconcileTotals;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.workflow.InvalidInput;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Input of ReleaseLease: at the end of a run (with the loop's totals and each shard's delivery
+ * totals) or after a failure (with the caught error, so the summary says why).
+ *
+ * @param failure the Catch's {@code {Error, Cause}}, present only on the failure path
+ */
+public record ReleaseRequest(ExecutionInput window, LeaseToken lease, ReconcileTotals reconcile,
+                             List<DeliveryTotals> deliveries, Map<String, String> failure) {
+
+    public ReleaseRequest {
+        if (window == null) {
+            throw new InvalidInput("window", "required, the execution input");
+        }
+        if (lease == null) {
+            throw new InvalidInput("lease", "required, {leaseName, ownerId, epoch} from AcquireLease");
+        }
+        reconcile = reconcile == null ? ReconcileTotals.ZERO : reconcile;
+        deliveries = deliveries == null ? List.of() : List.copyOf(deliveries);
+        failure = failure == null ? Map.of() : Map.copyOf(failure);
+    }
+}

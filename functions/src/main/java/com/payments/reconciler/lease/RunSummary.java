@@ -1,0 +1,13 @@
+package com.payments.reconciler.lease;
+
+import com.payments.reconciler.delivery.DeliveryTotals;
+import com.payments.reconciler.reconcile.ReconcileTotals;
+
+/**
+ * The run's output, as the Step Functions console shows it on the final state: which window, which
+ * epoch decided it, and the counts a person checks ("released 412, 3 settled meanwhile, all delivered").
+ *
+ * @param outcome {@code COMPLETED}, or {@code FAILED: <error>} when written on the failure path
+ */
+public record RunSummary(String windowId, long epoch, String outcome, ReconcileTotals reconcile, DeliveryTotals delivery) {
+}

@@ -1,0 +1,24 @@
+package com.payments.reconciler.reconcile;
+
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.workflow.InvalidInput;
+
+/** Input of ReconcilePage: the window (for its cutoff), our lease token, and where the loop stands. */
+public record PageRequest(ExecutionInput window, LeaseToken lease, PageState page) {
+
+    public PageRequest {
+        if (window == null) {
+            throw new InvalidInput("window", "required, the execution input");
+        }
+        if (lease == null) {
+            throw new InvalidInput("lease", "required, {leaseName, ownerId, epoch} from AcquireLease");
+        }
+        if (page == null) {
+            throw new InvalidInput("page", "required, {\"cursor\": null} on the first call, then the previous call's output");
+        }
+        if (page.cursor() != null && page.cursor().shard() >= window.shards()) {
+            throw new InvalidInput("page.cursor.shard", "must be below the window's shards (" + window.shards() + "), was " + page.cursor().shard());
+        }
+    }
+}

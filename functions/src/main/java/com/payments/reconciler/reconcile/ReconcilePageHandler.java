@@ -1,0 +1,153 @@
+package com.payments.reconciler.reconcile;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.payments.reconciler.lease.LeaseStore;
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.store.Backoff;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.workflow.Deadline;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.Fenced;
+import com.payments.reconciler.workflow.HandlerEnvironment;
+import com.payments.reconciler.workflow.JsonHandler;
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.StoreContention;
+import com.payments.reconciler.workflow.Timing;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.SplittableRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One step of the reconcile loop: renew the lease, then decide candidates older than the window's
+ * cutoff, shard after shard of the {@code pending-by-age} index, each in one fenced transaction
+ * ({@link FencedWriter}), until {@link Timing#RECONCILE_CANDIDATES_PER_CALL} candidates or the
+ * Lambda's deadline. Returns the cursor and running totals; the workflow loops while {@code more}.
+ *
+ * <p>A refused lease check ends the run at once ({@link Fenced}, never retried); contention that
+ * outlived the in-function retries is {@link StoreContention}, which the workflow retries from the
+ * same cursor — safe, because what committed has left the sparse index and what did not is decided
+ * again. Dry runs read settlements instead of writing and count what would be released.
+ */
+public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageState> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReconcilePageHandler.class);
+    private final CandidateFinder finder;
+    private final FencedWriter writer;
+    private final SettlementCheck settlements;
+    private final LeaseStore leases;
+    private final EmfMetrics metrics;
+    private final Clock clock;
+
+    public ReconcilePageHandler() {
+        this(HandlerEnvironment.fromSystem());
+    }
+
+    public ReconcilePageHandler(HandlerEnvironment env) {
+        this(env, env.tables(), Backoff.standard(new SplittableRandom().nextLong()));
+    }
+
+    private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff) {
+        this(new CandidateFinder(env.aws().dynamo(), tables.authorisations()),
+                new FencedWriter(env.aws().dynamo(), tables, backoff),
+                new SettlementCheck(env.aws().dynamo(), tables.settlements()),
+                new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
+                EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock());
+    }
+
+    public ReconcilePageHandler(CandidateFinder finder, FencedWriter writer, SettlementCheck settlements,
+                                LeaseStore leases, EmfMetrics metrics, Clock clock) {
+        super(PageRequest.class);
+        this.finder = finder;
+        this.writer = writer;
+        this.settlements = settlements;
+        this.leases = leases;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    @Override
+    protected PageState handle(PageRequest request, Context context) {
+        ExecutionInput window = request.window();
+        LeaseToken lease = request.lease();
+        Deadline deadline = Deadline.of(context);
+        Instant lastRenewal = renew(lease);
+
+        Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
+        ReconcileTotals totals = request.page().totals().withPage();
+        long before = totals.releaseRequested();
+        int decided = 0;
+        boolean more = true;
+
+        while (decided < Timing.RECONCILE_CANDIDATES_PER_CALL && !deadline.near()) {
+            int limit = Math.min(Timing.RECONCILE_PAGE_SIZE, Timing.RECONCILE_CANDIDATES_PER_CALL - decided);
+            CandidateFinder.Page page = finder.page(cursor.shard(), window.cutoff(), cursor.startKey(), limit);
+            page.malformed().forEach(bad -> LOG.warn("skipped malformed authorisation {}: {}", bad.authorisationId(), bad.problem()));
+            totals = totals.withMalformed(page.malformed().size());
+
+            boolean stoppedEarly = false;
+            for (Candidate candidate : page.candidates()) {
+                if (deadline.near()) {
+                    stoppedEarly = true;
+                    break;
+                }
+                if (clock.instant().isAfter(lastRenewal.plus(Timing.LEASE_RENEW_INTERVAL))) {
+                    lastRenewal = renew(lease);
+                }
+                totals = window.dryRun() ? decideDryRun(candidate, totals) : decide(lease, window, candidate, totals);
+                cursor = Cursor.after(candidate, cursor.shard());
+                decided++;
+            }
+            if (stoppedEarly) {
+                break;
+            }
+            if (page.hasMore()) {
+                cursor = Cursor.fromLastEvaluatedKey(cursor.shard(), page.nextKey());
+            } else if (cursor.shard() + 1 < window.shards()) {
+                cursor = Cursor.startOf(cursor.shard() + 1);
+            } else {
+                more = false;
+                break;
+            }
+        }
+        long committed = totals.releaseRequested() - before;
+        if (committed > 0) {
+            metrics.count(Metrics.RELEASES_REQUESTED, committed);
+        }
+        LOG.info("window {} epoch {}: decided {} candidates this call ({} released), cursor {}, more {}",
+                window.windowId(), lease.epoch(), decided, committed, cursor, more);
+        return new PageState(more ? cursor : null, more, totals, PageState.allShards(window.shards()));
+    }
+
+    private ReconcileTotals decide(LeaseToken lease, ExecutionInput window, Candidate candidate, ReconcileTotals totals) {
+        ReleaseOutcome outcome = writer.requestRelease(lease, candidate, window.windowId(), window.cutoff(), clock.instant());
+        return switch (outcome) {
+            case ReleaseOutcome.Fenced fenced -> {
+                metrics.count(Metrics.FENCED_REFUSALS, 1);
+                throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " for "
+                        + candidate.authorisationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
+            }
+            case ReleaseOutcome.Contention contention -> throw new StoreContention(
+                    "deciding " + candidate.authorisationId() + " met contention after in-function retries: " + contention.detail());
+            default -> totals.with(outcome);
+        };
+    }
+
+    private ReconcileTotals decideDryRun(Candidate candidate, ReconcileTotals totals) {
+        boolean settled = settlements.isSettled(candidate.authorisationId());
+        if (!settled) {
+            LOG.info("dry run: would release {}", candidate.authorisationId());
+        }
+        return totals.withDryRunDecision(settled);
+    }
+
+    private Instant renew(LeaseToken lease) {
+        Instant now = clock.instant();
+        leases.renew(lease, now);
+        return now;
+    }
+
+}
