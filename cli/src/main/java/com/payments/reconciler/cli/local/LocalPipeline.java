@@ -1,0 +1,193 @@
+package com.payments.reconciler.cli.local;
+
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.payments.reconciler.local.moto.MotoServer;
+import com.payments.reconciler.local.moto.WriteLog;
+import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.store.TableCreator;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.HandlerEnvironment;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.HistoryEvent;
+
+/**
+ * The whole system on loopback: moto (DynamoDB and Step Functions, the real ASL executed by its
+ * interpreter), a local Lambda Invoke endpoint hosting the real handler classes, and the tables and
+ * state machine created from the same definitions the CDK stack deploys. Handlers are built exactly
+ * as Lambda builds them (by class name), with an environment pointing at the local engines.
+ */
+public final class LocalPipeline implements AutoCloseable {
+
+    /**
+     * @param workDir where moto's logs go
+     * @param clock the handlers' clock (tests and scenarios shift it to expire leases)
+     * @param fastRetries Retry waits capped at 1 s (tests); the retriers are otherwise as written
+     * @param dynamoInterceptors the handlers' DynamoDB fault layer, if any
+     * @param env extra handler environment (the provider's URL and local key)
+     */
+    public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
+                          Map<String, String> env) {
+        public Options {
+            dynamoInterceptors = List.copyOf(dynamoInterceptors);
+            env = Map.copyOf(env);
+        }
+    }
+
+    private final Options options;
+    private final LocalLambdaEndpoint lambda;
+    private final MotoServer moto;
+    private final TableNames tables = TableNames.withPrefix("local-");
+    private final AwsClients handlerAws;
+    private final AwsClients operatorAws;
+    private final DynamoDbClient dynamo;
+    private final SfnClient sfn;
+    private final WriteLog writeLog;
+    private String stateMachineArn;
+
+    private LocalPipeline(Options options, LocalLambdaEndpoint lambda, MotoServer moto) {
+        this.options = options;
+        this.lambda = lambda;
+        this.moto = moto;
+        this.handlerAws = AwsClients.local(moto.endpoint(), options.dynamoInterceptors());
+        this.operatorAws = AwsClients.local(moto.endpoint(), List.of());
+        this.dynamo = operatorAws.dynamo();
+        this.sfn = operatorAws.sfn();
+        this.writeLog = new WriteLog(moto.endpoint());
+    }
+
+    public static LocalPipeline start(Options options) {
+        MotoServer.requireMoto();
+        LocalLambdaEndpoint lambda = LocalLambdaEndpoint.start();
+        MotoServer moto;
+        try {
+            moto = MotoServer.start(options.workDir(), Optional.of(lambda.uri()));
+        } catch (RuntimeException e) {
+            lambda.close();
+            throw e;
+        }
+        LocalPipeline pipeline = new LocalPipeline(options, lambda, moto);
+        try {
+            pipeline.provision();
+            pipeline.registerHandlers();
+            return pipeline;
+        } catch (RuntimeException e) {
+            pipeline.close();
+            throw e;
+        }
+    }
+
+    private void provision() {
+        new TableCreator(dynamo).createAll(tables);
+        stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries());
+    }
+
+    /** Empties every table and execution: each test case starts from nothing, in milliseconds. */
+    public void reset() {
+        moto.reset();
+        lambda.resetCounts();
+        lambda.hook(InvocationHook.NONE);
+        provision();
+    }
+
+    public Map<String, String> handlerEnvironment() {
+        Map<String, String> env = new HashMap<>(options.env());
+        TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, tables.nameOf(schema)));
+        env.put(AwsClients.ENV_ENDPOINT, moto.endpoint().toString());
+        env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
+        env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
+        env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
+        return env;
+    }
+
+    private void registerHandlers() {
+        HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
+        for (LambdaFunction function : LambdaFunction.values()) {
+            lambda.register(function, instantiate(function, env));
+        }
+    }
+
+    /** Builds a handler the way Lambda does, by class name, with the local environment. */
+    static RequestStreamHandler instantiate(LambdaFunction function, HandlerEnvironment env) {
+        try {
+            Class<?> type = Class.forName(function.handlerClass());
+            return (RequestStreamHandler) type.getConstructor(HandlerEnvironment.class).newInstance(env);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("handler " + function.handlerClass() + " failed to initialise: " + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("handler " + function.handlerClass() + " needs a public constructor taking "
+                    + HandlerEnvironment.class.getSimpleName() + " and must implement RequestStreamHandler", e);
+        }
+    }
+
+    public String startExecution(String name, String input) {
+        return sfn.startExecution(b -> b.stateMachineArn(stateMachineArn).name(name).input(input)).executionArn();
+    }
+
+    public ExecutionFollower.Followed follow(String executionArn, Consumer<HistoryEvent> listener) {
+        return new ExecutionFollower(sfn).follow(executionArn, listener, Duration.ofMinutes(30));
+    }
+
+    public ExecutionFollower.Followed run(String name, String input) {
+        return follow(startExecution(name, input), event -> { });
+    }
+
+    public void hook(InvocationHook hook) {
+        lambda.hook(hook);
+    }
+
+    public Map<LambdaFunction, Integer> invocationCounts() {
+        return lambda.invocationCounts();
+    }
+
+    public TableNames tables() {
+        return tables;
+    }
+
+    /** A client for seeding and inspecting data (no fault layer). */
+    public DynamoDbClient dynamo() {
+        return dynamo;
+    }
+
+    public SfnClient sfn() {
+        return sfn;
+    }
+
+    public String stateMachineArn() {
+        return stateMachineArn;
+    }
+
+    public MotoServer moto() {
+        return moto;
+    }
+
+    public WriteLog writeLog() {
+        return writeLog;
+    }
+
+    public URI lambdaEndpoint() {
+        return lambda.uri();
+    }
+
+    @Override
+    public void close() {
+        try {
+            moto.close();
+        } finally {
+            lambda.close();
+        }
+    }
+}

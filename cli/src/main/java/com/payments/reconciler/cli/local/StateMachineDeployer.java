@@ -1,0 +1,109 @@
+package com.payments.reconciler.cli.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.StateMachineType;
+
+/**
+ * Creates the state machine from the same ASL file the CDK stack deploys, through the real
+ * {@link SfnClient}, with the {@code ${...}FunctionArn} substitutions pointing at the local Invoke
+ * endpoint's functions — exactly what CDK's {@code definitionSubstitutions} does with the aliases.
+ */
+public final class StateMachineDeployer {
+
+    /** Where the build puts {@code statemachine/reconciler.asl.json} on the classpath. */
+    public static final String ASL_RESOURCE = "/statemachine/reconciler.asl.json";
+    public static final String STATE_MACHINE_NAME = "hold-release-reconciler";
+    static final String LOCAL_ACCOUNT = "123456789012";
+    static final String LOCAL_REGION = "eu-west-1";
+    private static final ObjectMapper JSON = Json.mapper();
+
+    private final SfnClient sfn;
+
+    public StateMachineDeployer(SfnClient sfn) {
+        this.sfn = sfn;
+    }
+
+    public static String localFunctionArn(LambdaFunction function) {
+        return "arn:aws:lambda:" + LOCAL_REGION + ":" + LOCAL_ACCOUNT + ":function:" + function.logicalName();
+    }
+
+    /** The ASL file as shipped, substitutions still in place. */
+    public static String asl() {
+        try (InputStream in = StateMachineDeployer.class.getResourceAsStream(ASL_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("the ASL " + ASL_RESOURCE + " is not on the classpath; build the cli module");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The definition with every function ARN substituted.
+     *
+     * @param fastRetries tests only: every Retry waits 1 s at most, so retried paths run in seconds;
+     *                    the retriers' error lists and attempt counts stay as written
+     */
+    public static String definition(boolean fastRetries) {
+        String definition = asl();
+        for (LambdaFunction function : LambdaFunction.values()) {
+            if (function.invokedByWorkflow()) {
+                definition = definition.replace("${" + function.aslSubstitution() + "}", localFunctionArn(function));
+            }
+        }
+        if (definition.contains("${")) {
+            throw new IllegalStateException("the ASL has a substitution no local function fills: "
+                    + definition.substring(definition.indexOf("${"), definition.indexOf('}', definition.indexOf("${")) + 1));
+        }
+        if (!fastRetries) {
+            return definition;
+        }
+        try {
+            JsonNode root = JSON.readTree(definition);
+            shortenRetries(root);
+            return JSON.writeValueAsString(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void shortenRetries(JsonNode node) {
+        if (node.isObject()) {
+            JsonNode retry = node.get("Retry");
+            if (retry != null && retry.isArray()) {
+                for (JsonNode retrier : retry) {
+                    ObjectNode r = (ObjectNode) retrier;
+                    if (r.has("IntervalSeconds")) {
+                        r.put("IntervalSeconds", 1);
+                    }
+                    if (r.has("MaxDelaySeconds")) {
+                        r.put("MaxDelaySeconds", 1);
+                    }
+                }
+            }
+            node.forEach(StateMachineDeployer::shortenRetries);
+        } else if (node.isArray()) {
+            node.forEach(StateMachineDeployer::shortenRetries);
+        }
+    }
+
+    /** Creates (or, after a reset, recreates) the state machine; returns its ARN. */
+    public String deploy(boolean fastRetries) {
+        String definition = definition(fastRetries);
+        return sfn.createStateMachine(b -> b
+                .name(STATE_MACHINE_NAME)
+                .type(StateMachineType.STANDARD)
+                .roleArn("arn:aws:iam::" + LOCAL_ACCOUNT + ":role/" + STATE_MACHINE_NAME + "-local")
+                .definition(definition)).stateMachineArn();
+    }
+}
