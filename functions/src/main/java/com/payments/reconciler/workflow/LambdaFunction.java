@@ -1,6 +1,7 @@
 package com.payments.reconciler.workflow;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The five Lambda functions: handler class, deployed timeout and memory, and the ASL substitution
@@ -9,23 +10,32 @@ import java.time.Duration;
  */
 public enum LambdaFunction {
     START_WINDOW("StartWindow", "com.payments.reconciler.window.StartWindowHandler",
-            Timing.START_WINDOW_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, null),
+            Timing.START_WINDOW_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, null,
+            List.of(InvalidInput.class, StoreContention.class)),
     ACQUIRE_LEASE("AcquireLease", "com.payments.reconciler.lease.AcquireLeaseHandler",
-            Timing.ACQUIRE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "AcquireLeaseFunctionArn"),
+            Timing.ACQUIRE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "AcquireLeaseFunctionArn",
+            List.of(LeaseHeld.class, StoreContention.class, InvalidInput.class)),
     RECONCILE_PAGE("ReconcilePage", "com.payments.reconciler.reconcile.ReconcilePageHandler",
-            Timing.RECONCILE_PAGE_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "ReconcilePageFunctionArn"),
+            Timing.RECONCILE_PAGE_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "ReconcilePageFunctionArn",
+            List.of(Fenced.class, LeaseLost.class, StoreContention.class, InvalidInput.class)),
     DELIVER_COMMANDS("DeliverCommands", "com.payments.reconciler.delivery.DeliverCommandsHandler",
-            Timing.DELIVER_COMMANDS_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "DeliverCommandsFunctionArn"),
+            Timing.DELIVER_COMMANDS_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "DeliverCommandsFunctionArn",
+            List.of(Fenced.class, LeaseLost.class, StoreContention.class, ProviderUnavailable.class,
+                    IdempotencyAlreadyInProgress.class, InvalidInput.class)),
     RELEASE_LEASE("ReleaseLease", "com.payments.reconciler.lease.ReleaseLeaseHandler",
-            Timing.RELEASE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "ReleaseLeaseFunctionArn");
+            Timing.RELEASE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "ReleaseLeaseFunctionArn",
+            List.of(LeaseLost.class, StoreContention.class, InvalidInput.class));
 
     private final String logicalName;
     private final String handlerClass;
     private final Duration timeout;
     private final int memoryMb;
     private final String aslSubstitution;
+    private final List<Class<? extends WorkflowError>> errors;
 
-    LambdaFunction(String logicalName, String handlerClass, Duration timeout, int memoryMb, String aslSubstitution) {
+    LambdaFunction(String logicalName, String handlerClass, Duration timeout, int memoryMb, String aslSubstitution,
+                   List<Class<? extends WorkflowError>> errors) {
+        this.errors = errors;
         this.logicalName = logicalName;
         this.handlerClass = handlerClass;
         this.timeout = timeout;
@@ -57,6 +67,11 @@ public enum LambdaFunction {
     /** The {@code ${...}} name in the ASL, or null for StartWindow (invoked by Scheduler, not the workflow). */
     public String aslSubstitution() {
         return aslSubstitution;
+    }
+
+    /** The named errors the handler throws: the ASL must handle each of them, and only them (a test checks). */
+    public List<String> errorNames() {
+        return errors.stream().map(Class::getName).toList();
     }
 
     public boolean invokedByWorkflow() {

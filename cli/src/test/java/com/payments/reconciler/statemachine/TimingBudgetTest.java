@@ -1,0 +1,99 @@
+package com.payments.reconciler.statemachine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.workflow.ErrorNames;
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.Timing;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Design §7's timing budget, proved from the shipped ASL and the constants the functions and the CDK
+ * stack deploy ({@link Timing}, {@link LambdaFunction}). Each figure is printed so a change shows
+ * how much margin it used.
+ */
+class TimingBudgetTest {
+
+    private final Asl asl = Asl.shipped();
+
+    @Test
+    void eachTaskTimeoutExceedsItsLambdasOwnDeadlineHandling() {
+        for (Asl.Located task : asl.tasks()) {
+            LambdaFunction function = Asl.functionOf(task);
+            long taskTimeout = task.state().path("TimeoutSeconds").asLong();
+            assertThat(taskTimeout).as("%s TimeoutSeconds", task.name()).isEqualTo(Timing.taskTimeoutSeconds(function.timeout()));
+            assertThat(Duration.ofSeconds(taskTimeout)).as(task.name()).isGreaterThan(function.timeout());
+            assertThat(Timing.DEADLINE_MARGIN).as("%s stops new work before its Lambda deadline", function).isLessThan(function.timeout());
+            System.out.printf("%-16s task timeout %3d s > Lambda timeout %3d s > deadline margin %d s%n", task.name(), taskTimeout,
+                    function.timeout().toSeconds(), Timing.DEADLINE_MARGIN.toSeconds());
+        }
+    }
+
+    @Test
+    void providerCallsFinishInsideTheDeadlineMarginOfTheDeliveryLambda() {
+        Duration providerWorstCase = Timing.PROVIDER_CONNECT_TIMEOUT.plus(Timing.PROVIDER_REQUEST_TIMEOUT);
+        assertThat(providerWorstCase).as("a call started just before the deadline check completes before the Lambda timeout")
+                .isLessThan(Timing.DEADLINE_MARGIN);
+        assertThat(providerWorstCase.multipliedBy(4)).as("well under the delivery Lambda timeout")
+                .isLessThan(LambdaFunction.DELIVER_COMMANDS.timeout());
+    }
+
+    @Test
+    void theLeaseOutlivesTheLongestStretchBetweenTwoRenewals() {
+        // Inside a task: renewal every LEASE_RENEW_INTERVAL, checked between decisions; one decision can take
+        // all its in-function attempts, each bounded by the SDK's call timeout plus the backoff cap.
+        Duration oneDecision = Duration.ofSeconds(10).plus(Timing.STORE_BACKOFF_CAP).multipliedBy(Timing.STORE_MAX_ATTEMPTS);
+        Duration insideTask = Timing.LEASE_RENEW_INTERVAL.plus(oneDecision);
+        assertThat(insideTask).as("inside a task").isLessThan(Timing.LEASE_DURATION);
+        // Across tasks: each task renews first; the gap is one whole attempt plus the longest retry wait before the next.
+        for (Asl.Located task : asl.tasks()) {
+            LambdaFunction function = Asl.functionOf(task);
+            long longestWait = Asl.list(task.state().path("Retry")).stream()
+                    .mapToLong(r -> r.path("MaxDelaySeconds").asLong(r.path("IntervalSeconds").asLong(1))).max().orElse(0);
+            Duration gap = function.timeout().plus(Timing.TASK_TIMEOUT_SLACK).plusSeconds(longestWait);
+            assertThat(gap).as("%s: an attempt plus the longest retry wait", task.name()).isLessThan(Timing.LEASE_DURATION);
+            System.out.printf("%-16s longest stretch without renewal %4d s < lease %d s%n", task.name(), gap.toSeconds(),
+                    Timing.LEASE_DURATION.toSeconds());
+        }
+    }
+
+    @Test
+    void idempotencyRecordsOutliveEveryRetryOfTheDeliveryState() {
+        Asl.Located deliver = asl.tasks().stream().filter(t -> Asl.functionOf(t) == LambdaFunction.DELIVER_COMMANDS).findFirst().orElseThrow();
+        List<JsonNode> retriers = Asl.list(deliver.state().path("Retry"));
+        long horizon = 0;
+        for (JsonNode retrier : retriers) {
+            horizon += horizonSeconds(retrier, deliver.state().path("TimeoutSeconds").asLong());
+        }
+        System.out.printf("delivery retry horizon %d s; idempotency expiry %d s%n", horizon, Timing.IDEMPOTENCY_EXPIRY.toSeconds());
+        assertThat(Duration.ofSeconds(horizon)).as("a retry after success is answered from the record").isLessThan(Timing.IDEMPOTENCY_EXPIRY);
+
+        // An invocation that died holds its records IN_PROGRESS until the in-progress window (its remaining
+        // time, at most the Lambda timeout) ends; the retrier for that error must wait longer than that in total.
+        JsonNode inProgress = retriers.stream().filter(r -> Asl.names(r).contains(ErrorNames.IDEMPOTENCY_ALREADY_IN_PROGRESS)).findFirst().orElseThrow();
+        assertThat(inProgress.has("JitterStrategy") && !"NONE".equals(inProgress.path("JitterStrategy").asText()))
+                .as("the in-progress retrier's waits are exact (no jitter), so their sum is guaranteed").isFalse();
+        long waits = totalWaitSeconds(inProgress);
+        System.out.printf("in-progress retrier waits %d s in total > in-progress window %d s%n", waits,
+                LambdaFunction.DELIVER_COMMANDS.timeout().toSeconds());
+        assertThat(waits).isGreaterThan(LambdaFunction.DELIVER_COMMANDS.timeout().toSeconds());
+    }
+
+    private static long totalWaitSeconds(JsonNode retrier) {
+        double interval = retrier.path("IntervalSeconds").asDouble(1);
+        double rate = retrier.path("BackoffRate").asDouble(2);
+        long cap = retrier.path("MaxDelaySeconds").asLong(Long.MAX_VALUE);
+        long total = 0;
+        for (int attempt = 0; attempt < retrier.path("MaxAttempts").asInt(3); attempt++) {
+            total += Math.min(cap, (long) (interval * Math.pow(rate, attempt)));
+        }
+        return total;
+    }
+
+    private static long horizonSeconds(JsonNode retrier, long taskTimeout) {
+        return totalWaitSeconds(retrier) + retrier.path("MaxAttempts").asInt(3) * taskTimeout;
+    }
+}
