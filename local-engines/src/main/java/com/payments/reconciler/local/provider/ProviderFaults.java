@@ -1,0 +1,70 @@
+package com.payments.reconciler.local.provider;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.SplittableRandom;
+
+/**
+ * Seeded fault injection for the {@link SimulatedProvider}. Each probability applies per request.
+ *
+ * <p>Which faults hit a request is a pure function of the seed, the request's idempotency key and how
+ * many requests with that key came before it — not of the order concurrent requests happen to arrive
+ * in — so a run with the same seed meets the same faults however its threads interleave.
+ *
+ * @param performThenDrop the release is performed, then the connection is closed without a response
+ * @param error5xx a 503 is returned before anything is performed
+ * @param slow the response is delayed by {@code slowDelay} (after performing)
+ * @param slowDelay how long a slow response takes
+ * @param seed the seed of every fault decision
+ */
+public record ProviderFaults(double performThenDrop, double error5xx, double slow, Duration slowDelay, long seed) {
+
+    /** No faults. */
+    public static final ProviderFaults NONE = new ProviderFaults(0, 0, 0, Duration.ZERO, 0);
+
+    public ProviderFaults {
+        probability("performThenDrop", performThenDrop);
+        probability("error5xx", error5xx);
+        probability("slow", slow);
+        Objects.requireNonNull(slowDelay, "slowDelay");
+        if (slowDelay.isNegative()) {
+            throw new IllegalArgumentException("slowDelay must not be negative, was " + slowDelay);
+        }
+    }
+
+    /**
+     * The faults of the {@code attempt}-th request (counting from 1) carrying {@code idempotencyKey}.
+     * A 503 excludes the others: nothing was performed, so there is nothing to delay or drop.
+     */
+    public Fault.Plan decide(String idempotencyKey, int attempt) {
+        SplittableRandom random = new SplittableRandom(mix(mix(seed ^ stableHash(idempotencyKey)) + attempt));
+        boolean unavailable = random.nextDouble() < error5xx;
+        boolean delayed = random.nextDouble() < slow;
+        boolean dropped = random.nextDouble() < performThenDrop;
+        return unavailable ? Fault.Plan.of(Fault.ERROR_5XX) : new Fault.Plan(false, delayed, dropped);
+    }
+
+    private static void probability(String field, double value) {
+        if (!(value >= 0 && value <= 1)) {
+            throw new IllegalArgumentException(field + " must be a probability from 0 to 1, was " + value);
+        }
+    }
+
+    /** FNV-1a over UTF-8: stable across JVMs, unlike {@code String.hashCode} it is specified here. */
+    private static long stableHash(String text) {
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            hash ^= b & 0xff;
+            hash *= 0x100000001b3L;
+        }
+        return hash;
+    }
+
+    /** SplitMix64's finaliser: neighbouring inputs give unrelated seeds. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,450 @@
+package com.payments.reconciler.local.provider;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The card provider, simulated: a real HTTP server on 127.0.0.1 (a free port) that releases holds
+ * with idempotency-key semantics, injects seeded faults and counts what it did per key.
+ *
+ * <h2>API</h2>
+ * <pre>
+ * POST /holds/{authorisationId}/release
+ * Authorization: Bearer {apiKey}
+ * Idempotency-Key: {operationId}
+ * Content-Type: application/json
+ *
+ * {"authorisationId": "...", "amountMinor": 1250, "currency": "EUR", "operationId": "..."}
+ * </pre>
+ * The body's {@code authorisationId} must equal the path's, and its {@code operationId} the
+ * {@code Idempotency-Key}; {@code amountMinor} is a positive integer, {@code currency} three capital
+ * letters; no other fields. Answers, all {@code application/json}:
+ * <table>
+ *   <caption>responses</caption>
+ *   <tr><td>200</td><td>released: {@code {"operationId","authorisationId","status":"RELEASED","providerReference"}}</td></tr>
+ *   <tr><td>409</td><td>permanently refused (the hold is unknown, or already released under another key):
+ *       {@code {"operationId","authorisationId","status":"REJECTED","code","reason"}}; {@code code} is
+ *       {@code HOLD_NOT_FOUND} or {@code HOLD_ALREADY_RELEASED}</td></tr>
+ *   <tr><td>400</td><td>{@code {"error":"BAD_REQUEST","field","message"}}: missing {@code Idempotency-Key}, or a malformed body</td></tr>
+ *   <tr><td>401</td><td>{@code {"error":"UNAUTHORIZED"}}: missing or wrong bearer key</td></tr>
+ *   <tr><td>422</td><td>{@code {"error":"IDEMPOTENCY_KEY_REUSED","operationId"}}: this key was used with a different body</td></tr>
+ *   <tr><td>503</td><td>{@code {"error":"UNAVAILABLE"}}: nothing was performed; retry with the same key</td></tr>
+ *   <tr><td>404 / 405 / 415</td><td>unknown path / not POST / not JSON</td></tr>
+ * </table>
+ * A repeat with the same key and the same body (compared as JSON values) returns the original status
+ * and body and performs nothing, whether the original was a release or a refusal.
+ *
+ * <h2>Faults</h2>
+ * Seeded by {@link ProviderFaults}; for a deterministic test, {@link #forceNext} puts a fault on the
+ * next request for a key, and {@link #hold} parks the next request for a key, after performing, until
+ * the test opens its {@link Gate}. The effect log ({@link #effects()}) counts per key how many requests
+ * arrived and how many releases were performed. Thread-safe; requests are served concurrently
+ * (a virtual thread each), and concurrent requests with one key are serialised so the release is
+ * performed at most once.
+ */
+public final class SimulatedProvider implements AutoCloseable {
+
+    /** How a slow response waits; tests may replace it with a latch. */
+    @FunctionalInterface
+    public interface Sleeper {
+        void sleep(String operationId, Duration delay) throws InterruptedException;
+    }
+
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    public static final String CODE_HOLD_NOT_FOUND = "HOLD_NOT_FOUND";
+    public static final String CODE_HOLD_ALREADY_RELEASED = "HOLD_ALREADY_RELEASED";
+
+    private static final Pattern RELEASE_PATH = Pattern.compile("/holds/([^/]+)/release");
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final Set<String> BODY_FIELDS = Set.of("authorisationId", "amountMinor", "currency", "operationId");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final ExecutorService threads;
+    private final byte[] expectedAuthorization;
+    private final String apiKey;
+    private final ProviderFaults faults;
+    private final Set<String> unknownHolds;
+    private final Sleeper sleeper;
+
+    private final Map<String, Recorded> recorded = new ConcurrentHashMap<>();
+    private final Map<String, Object> keyLocks = new ConcurrentHashMap<>();
+    private final Map<String, String> releasedBy = new ConcurrentHashMap<>();
+    private final Map<String, Counter> effects = new ConcurrentHashMap<>();
+    private final Map<String, ConcurrentLinkedDeque<Fault>> forced = new ConcurrentHashMap<>();
+    private final Map<String, ConcurrentLinkedDeque<Gate>> gates = new ConcurrentHashMap<>();
+    private final Set<Gate> parked = ConcurrentHashMap.newKeySet();
+    private final AtomicLong references = new AtomicLong();
+    private final AtomicLong requestsWithoutKey = new AtomicLong();
+
+    /** A key's first answer, replayed to every repeat. */
+    private record Recorded(JsonNode body, int status, byte[] response) {
+    }
+
+    private static final class Counter {
+        final String authorisationId;
+        final AtomicInteger performed = new AtomicInteger();
+        final AtomicInteger requests = new AtomicInteger();
+
+        Counter(String authorisationId) {
+            this.authorisationId = authorisationId;
+        }
+    }
+
+    private SimulatedProvider(Builder builder) throws IOException {
+        this.apiKey = builder.apiKey;
+        this.expectedAuthorization = ("Bearer " + builder.apiKey).getBytes(StandardCharsets.UTF_8);
+        this.faults = builder.faults;
+        this.unknownHolds = Set.copyOf(builder.unknownHolds);
+        this.sleeper = builder.sleeper;
+        this.threads = Executors.newVirtualThreadPerTaskExecutor();
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+        server.setExecutor(threads);
+        server.createContext("/", this::serve);
+        server.start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Starts a provider without faults, with a random API key. */
+    public static SimulatedProvider start() {
+        return builder().start();
+    }
+
+    /** The base URL, e.g. {@code http://127.0.0.1:41234}. */
+    public URI baseUrl() {
+        return URI.create("http://" + server.getAddress().getAddress().getHostAddress() + ":" + server.getAddress().getPort());
+    }
+
+    /** The bearer key this provider accepts (a local run passes it as plain configuration). */
+    public String apiKey() {
+        return apiKey;
+    }
+
+    /** Puts {@code fault} on the next request carrying {@code operationId} (queued: several calls stack). */
+    public void forceNext(String operationId, Fault fault) {
+        forced.computeIfAbsent(operationId, k -> new ConcurrentLinkedDeque<>()).addLast(Objects.requireNonNull(fault));
+    }
+
+    /** Parks the next request carrying {@code operationId} after it was performed, until the gate opens. */
+    public Gate hold(String operationId) {
+        Gate gate = new Gate();
+        gates.computeIfAbsent(operationId, k -> new ConcurrentLinkedDeque<>()).addLast(gate);
+        return gate;
+    }
+
+    /** Per operation id: performed releases and requests received, ordered by operation id. */
+    public List<ProviderEffect> effects() {
+        return effects.entrySet().stream()
+                .map(e -> new ProviderEffect(e.getKey(), e.getValue().authorisationId,
+                        e.getValue().performed.get(), e.getValue().requests.get()))
+                .sorted(Comparator.comparing(ProviderEffect::operationId))
+                .toList();
+    }
+
+    public ProviderEffect effect(String operationId) {
+        Counter counter = effects.get(operationId);
+        return counter == null ? new ProviderEffect(operationId, null, 0, 0)
+                : new ProviderEffect(operationId, counter.authorisationId, counter.performed.get(), counter.requests.get());
+    }
+
+    /** All requests received, with or without a key. */
+    public long totalRequests() {
+        return requestsWithoutKey.get() + effects.values().stream().mapToLong(c -> c.requests.get()).sum();
+    }
+
+    /** Forgets every key, effect, forced fault and gate (parked requests are let go). */
+    public void reset() {
+        openAllGates();
+        gates.clear();
+        forced.clear();
+        recorded.clear();
+        releasedBy.clear();
+        effects.clear();
+        requestsWithoutKey.set(0);
+    }
+
+    @Override
+    public void close() {
+        openAllGates();
+        server.stop(0);
+        threads.shutdownNow();
+    }
+
+    private void openAllGates() {
+        gates.values().forEach(queue -> queue.forEach(Gate::open));
+        parked.forEach(Gate::open);
+    }
+
+    private void serve(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            byte[] body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            Matcher path = RELEASE_PATH.matcher(exchange.getRequestURI().getRawPath());
+            if (!path.matches()) {
+                send(exchange, 404, error("NOT_FOUND").put("message", "the only resource is POST /holds/{authorisationId}/release"));
+                return;
+            }
+            if (!"POST".equals(exchange.getRequestMethod())) {
+                exchange.getResponseHeaders().add("Allow", "POST");
+                send(exchange, 405, error("METHOD_NOT_ALLOWED"));
+                return;
+            }
+            String authorisationId = URLDecoder.decode(path.group(1), StandardCharsets.UTF_8);
+            String key = exchange.getRequestHeaders().getFirst(IDEMPOTENCY_KEY);
+            if (key == null || key.isBlank()) {
+                requestsWithoutKey.incrementAndGet();
+                send(exchange, 400, badRequest(IDEMPOTENCY_KEY, "required header: the operation id"));
+                return;
+            }
+            Counter counter = effects.computeIfAbsent(key, k -> new Counter(authorisationId));
+            int attempt = counter.requests.incrementAndGet();
+            if (!authorised(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                send(exchange, 401, error("UNAUTHORIZED"));
+                return;
+            }
+            String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+            if (contentType == null || !contentType.toLowerCase().startsWith("application/json")) {
+                send(exchange, 415, error("UNSUPPORTED_MEDIA_TYPE").put("message", "Content-Type must be application/json"));
+                return;
+            }
+            JsonNode request;
+            try {
+                request = validBody(body, authorisationId, key);
+            } catch (BadRequest bad) {
+                send(exchange, 400, badRequest(bad.field, bad.getMessage()));
+                return;
+            }
+
+            Fault.Plan plan = planFor(key, attempt);
+            if (plan.error5xx()) {
+                send(exchange, 503, error("UNAVAILABLE"));
+                return;
+            }
+            Recorded answer = performOrReplay(key, authorisationId, request, counter);
+            Gate gate = poll(gates, key);
+            if (gate != null) {
+                parked.add(gate);
+                try {
+                    gate.arriveAndWait();
+                } finally {
+                    parked.remove(gate);
+                }
+            }
+            if (plan.slow()) {
+                sleeper.sleep(key, faults.slowDelay());
+            }
+            if (plan.performThenDrop()) {
+                return; // closing the exchange before any response header closes the connection
+            }
+            send(exchange, answer.status(), answer.response());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // The caller went away (its timeout): what was performed stays performed.
+        }
+    }
+
+    /** Serialised per key: the first request with a key performs; every repeat replays its answer. */
+    private Recorded performOrReplay(String key, String authorisationId, JsonNode request, Counter counter) throws IOException {
+        synchronized (keyLocks.computeIfAbsent(key, k -> new Object())) {
+            Recorded earlier = recorded.get(key);
+            if (earlier != null) {
+                if (!earlier.body().equals(request)) {
+                    return new Recorded(request, 422, bytes(error("IDEMPOTENCY_KEY_REUSED").put("operationId", key)
+                            .put("message", "this Idempotency-Key was first used with a different body")));
+                }
+                return earlier;
+            }
+            Recorded answer;
+            if (unknownHolds.contains(authorisationId)) {
+                answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_NOT_FOUND,
+                        "no open hold for this authorisation")));
+            } else if (releasedBy.putIfAbsent(authorisationId, key) != null) {
+                answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_ALREADY_RELEASED,
+                        "the hold was released under another idempotency key")));
+            } else {
+                counter.performed.incrementAndGet();
+                ObjectNode released = JSON.createObjectNode()
+                        .put("operationId", key)
+                        .put("authorisationId", authorisationId)
+                        .put("status", "RELEASED")
+                        .put("providerReference", "PRV-%08d".formatted(references.incrementAndGet()));
+                answer = new Recorded(request, 200, bytes(released));
+            }
+            recorded.put(key, answer);
+            return answer;
+        }
+    }
+
+    private Fault.Plan planFor(String key, int attempt) {
+        Fault fault = poll(forced, key);
+        return fault != null ? Fault.Plan.of(fault) : faults.decide(key, attempt);
+    }
+
+    private static <T> T poll(Map<String, ConcurrentLinkedDeque<T>> queues, String key) {
+        ConcurrentLinkedDeque<T> queue = queues.get(key);
+        return queue == null ? null : queue.pollFirst();
+    }
+
+    private boolean authorised(String header) {
+        return header != null && MessageDigest.isEqual(header.getBytes(StandardCharsets.UTF_8), expectedAuthorization);
+    }
+
+    private static JsonNode validBody(byte[] body, String authorisationId, String key) throws BadRequest {
+        JsonNode json;
+        try {
+            json = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new BadRequest("body", "must be a JSON object");
+        }
+        if (json == null || !json.isObject()) {
+            throw new BadRequest("body", "must be a JSON object");
+        }
+        for (Iterator<String> names = json.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!BODY_FIELDS.contains(name)) {
+                throw new BadRequest(name, "unknown field; accepted fields are " + BODY_FIELDS);
+            }
+        }
+        if (!json.path("authorisationId").isTextual() || !json.get("authorisationId").asText().equals(authorisationId)) {
+            throw new BadRequest("authorisationId", "required, a string equal to the path's authorisation id");
+        }
+        if (!json.path("operationId").isTextual() || !json.get("operationId").asText().equals(key)) {
+            throw new BadRequest("operationId", "required, a string equal to the Idempotency-Key header");
+        }
+        JsonNode amount = json.path("amountMinor");
+        if (!amount.isIntegralNumber() || !amount.canConvertToLong() || amount.asLong() <= 0) {
+            throw new BadRequest("amountMinor", "required, a positive integer in minor units");
+        }
+        if (!json.path("currency").isTextual() || !CURRENCY.matcher(json.get("currency").asText()).matches()) {
+            throw new BadRequest("currency", "required, an ISO-4217 code of three capital letters");
+        }
+        return json;
+    }
+
+    private static ObjectNode rejected(String key, String authorisationId, String code, String reason) {
+        return JSON.createObjectNode().put("operationId", key).put("authorisationId", authorisationId)
+                .put("status", "REJECTED").put("code", code).put("reason", reason);
+    }
+
+    private static ObjectNode error(String code) {
+        return JSON.createObjectNode().put("error", code);
+    }
+
+    private static ObjectNode badRequest(String field, String message) {
+        return error("BAD_REQUEST").put("field", field).put("message", message);
+    }
+
+    private static void send(HttpExchange exchange, int status, ObjectNode body) throws IOException {
+        send(exchange, status, bytes(body));
+    }
+
+    private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    private static byte[] bytes(JsonNode node) {
+        try {
+            return JSON.writeValueAsBytes(node);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final class BadRequest extends Exception {
+        final String field;
+
+        BadRequest(String field, String message) {
+            super(message);
+            this.field = field;
+        }
+    }
+
+    public static final class Builder {
+        private String apiKey = randomKey();
+        private ProviderFaults faults = ProviderFaults.NONE;
+        private Set<String> unknownHolds = Set.of();
+        private Sleeper sleeper = (operationId, delay) -> Thread.sleep(delay);
+
+        private Builder() {
+        }
+
+        public Builder apiKey(String apiKey) {
+            if (apiKey == null || apiKey.isBlank()) {
+                throw new IllegalArgumentException("apiKey must be a non-empty string");
+            }
+            this.apiKey = apiKey;
+            return this;
+        }
+
+        public Builder faults(ProviderFaults faults) {
+            this.faults = Objects.requireNonNull(faults, "faults");
+            return this;
+        }
+
+        /** Authorisations without an open hold: a release is refused with 409 {@code HOLD_NOT_FOUND}. */
+        public Builder unknownHolds(Set<String> authorisationIds) {
+            this.unknownHolds = Set.copyOf(authorisationIds);
+            return this;
+        }
+
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        public SimulatedProvider start() {
+            try {
+                return new SimulatedProvider(this);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not start the simulated provider on loopback", e);
+            }
+        }
+
+        private static String randomKey() {
+            byte[] key = new byte[24];
+            new SecureRandom().nextBytes(key);
+            return HexFormat.of().formatHex(key);
+        }
+    }
+}
