@@ -3,6 +3,8 @@ package com.payments.reconciler.cli.local;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
+import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableCreator;
 import com.payments.reconciler.store.TableNames;
@@ -37,19 +39,43 @@ public final class LocalPipeline implements AutoCloseable {
      * @param clock the handlers' clock (tests and scenarios shift it to expire leases)
      * @param fastRetries Retry waits capped at 1 s (tests); the retriers are otherwise as written
      * @param dynamoInterceptors the handlers' DynamoDB fault layer, if any
-     * @param env extra handler environment (the provider's URL and local key)
+     * @param providerFaults the simulated provider's seeded faults
+     * @param env extra handler environment (e.g. the window configuration StartWindow reads)
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
-                          Map<String, String> env) {
+                          ProviderFaults providerFaults, Map<String, String> env) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
+        }
+
+        public static Options defaults(Path workDir, Clock clock) {
+            return new Options(workDir, clock, false, List.of(), ProviderFaults.NONE, Map.of());
+        }
+
+        public Options withFastRetries() {
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env);
+        }
+
+        public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env);
+        }
+
+        public Options withProviderFaults(ProviderFaults faults) {
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env);
+        }
+
+        public Options withEnv(Map<String, String> more) {
+            Map<String, String> merged = new HashMap<>(env);
+            merged.putAll(more);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged);
         }
     }
 
     private final Options options;
     private final LocalLambdaEndpoint lambda;
     private final MotoServer moto;
+    private final SimulatedProvider provider;
     private final TableNames tables = TableNames.withPrefix("local-");
     private final AwsClients handlerAws;
     private final AwsClients operatorAws;
@@ -58,10 +84,11 @@ public final class LocalPipeline implements AutoCloseable {
     private final WriteLog writeLog;
     private String stateMachineArn;
 
-    private LocalPipeline(Options options, LocalLambdaEndpoint lambda, MotoServer moto) {
+    private LocalPipeline(Options options, LocalLambdaEndpoint lambda, MotoServer moto, SimulatedProvider provider) {
         this.options = options;
         this.lambda = lambda;
         this.moto = moto;
+        this.provider = provider;
         this.handlerAws = AwsClients.local(moto.endpoint(), options.dynamoInterceptors());
         this.operatorAws = AwsClients.local(moto.endpoint(), List.of());
         this.dynamo = operatorAws.dynamo();
@@ -73,13 +100,21 @@ public final class LocalPipeline implements AutoCloseable {
         MotoServer.requireMoto();
         LocalLambdaEndpoint lambda = LocalLambdaEndpoint.start();
         MotoServer moto;
+        SimulatedProvider provider;
         try {
             moto = MotoServer.start(options.workDir(), Optional.of(lambda.uri()));
         } catch (RuntimeException e) {
             lambda.close();
             throw e;
         }
-        LocalPipeline pipeline = new LocalPipeline(options, lambda, moto);
+        try {
+            provider = SimulatedProvider.builder().faults(options.providerFaults()).start();
+        } catch (RuntimeException e) {
+            moto.close();
+            lambda.close();
+            throw e;
+        }
+        LocalPipeline pipeline = new LocalPipeline(options, lambda, moto, provider);
         try {
             pipeline.provision();
             pipeline.registerHandlers();
@@ -98,6 +133,7 @@ public final class LocalPipeline implements AutoCloseable {
     /** Empties every table and execution: each test case starts from nothing, in milliseconds. */
     public void reset() {
         moto.reset();
+        provider.reset();
         lambda.resetCounts();
         lambda.hook(InvocationHook.NONE);
         provision();
@@ -110,6 +146,9 @@ public final class LocalPipeline implements AutoCloseable {
         env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
         env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
+        env.put(EnvVars.PROVIDER_BASE_URL, provider.baseUrl().toString());
+        // Local runs only: the simulated provider's key in plain configuration; on AWS it is read from Secrets Manager.
+        env.put(EnvVars.PROVIDER_API_KEY_LOCAL, provider.apiKey());
         return env;
     }
 
@@ -178,6 +217,10 @@ public final class LocalPipeline implements AutoCloseable {
         return writeLog;
     }
 
+    public SimulatedProvider provider() {
+        return provider;
+    }
+
     public URI lambdaEndpoint() {
         return lambda.uri();
     }
@@ -185,9 +228,13 @@ public final class LocalPipeline implements AutoCloseable {
     @Override
     public void close() {
         try {
-            moto.close();
+            provider.close();
         } finally {
-            lambda.close();
+            try {
+                moto.close();
+            } finally {
+                lambda.close();
+            }
         }
     }
 }

@@ -1,0 +1,26 @@
+package com.payments.reconciler.cli.report;
+
+import java.util.Map;
+
+/**
+ * The local run's report, exactly the object of design §11: what {@code bin/reconciler local --json}
+ * prints on stdout. Counts come from the run's summary, fenced refusals from the execution histories,
+ * costs from what the local engines counted, and the invariants from the stored tables and the
+ * provider's effect log, never from the workers' own claims.
+ */
+public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants) {
+
+    public record Execution(String name, String status, int duplicateStartsSuppressed) {
+    }
+
+    public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
+                         long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts) {
+    }
+
+    public record Cost(long stateTransitions, long lambdaInvocations, long dynamodbRequests, long providerCalls) {
+    }
+
+    public boolean invariantsHold() {
+        return !invariants.isEmpty() && invariants.values().stream().allMatch(Boolean::booleanValue);
+    }
+}
