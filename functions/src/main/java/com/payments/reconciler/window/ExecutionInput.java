@@ -22,6 +22,7 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
                              Boolean dryRun, Integer shards) {
 
     public static final int MAX_SHARDS = 64;
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = com.payments.reconciler.workflow.Json.mapper();
 
     public ExecutionInput {
         if (windowId == null || windowId.isBlank()) {
@@ -53,5 +54,49 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
         if (shards == null || shards < 1 || shards > MAX_SHARDS) {
             throw new InvalidInput("shards", "must be an integer from 1 to " + MAX_SHARDS + ", was " + shards);
         }
+    }
+
+    /**
+     * Canonical JSON: fields in declaration order, instants in UTC ({@code Z}), durations ISO-8601, no
+     * whitespace. The same window and configuration always give the same bytes, which is what lets
+     * Step Functions recognise a duplicate start (same name, same input).
+     */
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("execution input not serialisable", e);
+        }
+    }
+
+    /** The sha256 of {@link #toJson()}: what logs show instead of the input itself. */
+    public String sha256() {
+        return sha256(toJson());
+    }
+
+    public static String sha256(String text) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Parses an execution input strictly (unknown, missing or mistyped fields are errors naming them). */
+    public static ExecutionInput parse(String json) {
+        return com.payments.reconciler.workflow.JsonHandler.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), ExecutionInput.class);
+    }
+
+    /** The fields in which two inputs differ, by name (for the "configuration changed" warning). */
+    public java.util.List<String> differingFields(ExecutionInput other) {
+        java.util.List<String> fields = new java.util.ArrayList<>();
+        if (!windowId.equals(other.windowId)) fields.add("windowId");
+        if (!windowStart.equals(other.windowStart)) fields.add("windowStart");
+        if (!cutoff.equals(other.cutoff)) fields.add("cutoff");
+        if (!gracePeriod.equals(other.gracePeriod)) fields.add("gracePeriod");
+        if (!dryRun.equals(other.dryRun)) fields.add("dryRun");
+        if (!shards.equals(other.shards)) fields.add("shards");
+        return fields;
     }
 }

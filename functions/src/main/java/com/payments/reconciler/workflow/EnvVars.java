@@ -16,6 +16,8 @@ public final class EnvVars {
     public static final String STATE_MACHINE_ARN = "STATE_MACHINE_ARN";
     /** StartWindow: the schedule's IANA time zone, e.g. {@code UTC} or {@code Europe/London}. */
     public static final String SCHEDULE_TIME_ZONE = "SCHEDULE_TIME_ZONE";
+    /** StartWindow: the schedule's local time of day, {@code HH:mm} (the window starts then; default 02:00). */
+    public static final String SCHEDULE_LOCAL_TIME = "SCHEDULE_LOCAL_TIME";
     /** StartWindow: the grace period as an ISO-8601 duration, e.g. {@code PT72H}. */
     public static final String GRACE_PERIOD = "GRACE_PERIOD";
     /** StartWindow: shards of the sparse GSIs. */

@@ -1,0 +1,122 @@
+package com.payments.reconciler.window;
+
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.InvalidInput;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.Map;
+
+/**
+ * The deployed configuration a window's execution input is computed from (StartWindow's environment,
+ * set by the CDK stack from {@code cdk.json} context; the CLI's flags locally).
+ *
+ * <p>The window starts at the schedule's local time on its date ({@link #windowStart}), not at the
+ * instant a delivery happened to carry: every delivery, manual start and rerun of one window then
+ * produces byte-identical input, and a changed schedule minute cannot split one window into two.
+ *
+ * @param zone the schedule's time zone
+ * @param localTime the schedule's local time of day
+ * @param gracePeriod how long settlements may take to arrive; cutoff = windowStart - gracePeriod
+ * @param shards shards of the sparse GSIs
+ * @param dryRun decide and report, change nothing
+ * @param horizonDays how far back a window may still be started
+ */
+public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePeriod, int shards, boolean dryRun, int horizonDays) {
+
+    public static final ZoneId DEFAULT_ZONE = ZoneId.of("UTC");
+    public static final LocalTime DEFAULT_LOCAL_TIME = LocalTime.of(2, 0);
+    public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofHours(72);
+    public static final int DEFAULT_SHARDS = 4;
+    public static final int DEFAULT_HORIZON_DAYS = 30;
+
+    public WindowConfig {
+        if (gracePeriod == null || gracePeriod.isNegative() || gracePeriod.isZero()) {
+            throw new InvalidInput(EnvVars.GRACE_PERIOD, "must be a positive ISO-8601 duration such as PT72H, was " + gracePeriod);
+        }
+        if (shards < 1 || shards > ExecutionInput.MAX_SHARDS) {
+            throw new InvalidInput(EnvVars.SHARDS, "must be an integer from 1 to " + ExecutionInput.MAX_SHARDS + ", was " + shards);
+        }
+        if (horizonDays < 1 || horizonDays > 365) {
+            throw new InvalidInput(EnvVars.WINDOW_HORIZON_DAYS, "must be an integer from 1 to 365, was " + horizonDays);
+        }
+    }
+
+    public static WindowConfig defaults() {
+        return new WindowConfig(DEFAULT_ZONE, DEFAULT_LOCAL_TIME, DEFAULT_GRACE_PERIOD, DEFAULT_SHARDS, false, DEFAULT_HORIZON_DAYS);
+    }
+
+    public WindowConfig withDryRun(boolean value) {
+        return new WindowConfig(zone, localTime, gracePeriod, shards, value, horizonDays);
+    }
+
+    public WindowConfig withShards(int value) {
+        return new WindowConfig(zone, localTime, gracePeriod, value, dryRun, horizonDays);
+    }
+
+    /** From environment variables; each unset one takes its default, each malformed one is an error naming it. */
+    public static WindowConfig fromEnvironment(Map<String, String> env) {
+        WindowConfig d = defaults();
+        ZoneId zone = parse(env, EnvVars.SCHEDULE_TIME_ZONE, d.zone(), ZoneId::of, "an IANA time zone such as UTC or Europe/London");
+        LocalTime time = parse(env, EnvVars.SCHEDULE_LOCAL_TIME, d.localTime(), LocalTime::parse, "a local time HH:mm such as 02:00");
+        Duration grace = parse(env, EnvVars.GRACE_PERIOD, d.gracePeriod(), Duration::parse, "an ISO-8601 duration such as PT72H");
+        int shards = parse(env, EnvVars.SHARDS, d.shards(), Integer::parseInt, "an integer from 1 to " + ExecutionInput.MAX_SHARDS);
+        boolean dryRun = parse(env, EnvVars.DRY_RUN, d.dryRun(), WindowConfig::strictBoolean, "true or false");
+        int horizon = parse(env, EnvVars.WINDOW_HORIZON_DAYS, d.horizonDays(), Integer::parseInt, "an integer number of days from 1 to 365");
+        return new WindowConfig(zone, time, grace, shards, dryRun, horizon);
+    }
+
+    private interface Parser<T> {
+        T parse(String text);
+    }
+
+    private static <T> T parse(Map<String, String> env, String name, T fallback, Parser<T> parser, String form) {
+        String raw = env.get(name);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            return parser.parse(raw.trim());
+        } catch (DateTimeException | IllegalArgumentException e) {
+            throw new InvalidInput(name, "must be " + form + ", was '" + raw + "'");
+        }
+    }
+
+    private static boolean strictBoolean(String text) {
+        return switch (text) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(text);
+        };
+    }
+
+    public Instant windowStart(WindowId window) {
+        return window.date().atTime(localTime).atZone(zone).toInstant();
+    }
+
+    /** The execution input: a pure function of the window and this configuration. */
+    public ExecutionInput inputFor(WindowId window) {
+        Instant start = windowStart(window);
+        return new ExecutionInput(window.toString(), start, start.minus(gracePeriod), gracePeriod, dryRun, shards);
+    }
+
+    /**
+     * Windows may be started from {@code horizonDays} back up to tomorrow (a schedule in a zone ahead
+     * of the caller's); anything else is a typo or a broken clock, refused before anything starts.
+     */
+    public void requireStartable(WindowId window, Instant now) {
+        LocalDate today = now.atZone(zone).toLocalDate();
+        if (window.date().isAfter(today.plusDays(1))) {
+            throw new InvalidInput("window", window + " is in the future (today is " + today + " in " + zone
+                    + "); windows up to tomorrow can be started");
+        }
+        if (window.date().isBefore(today.minusDays(horizonDays))) {
+            throw new InvalidInput("window", window + " is more than " + horizonDays + " days back (today is " + today
+                    + "); raise " + EnvVars.WINDOW_HORIZON_DAYS + " to start it");
+        }
+    }
+
+}
