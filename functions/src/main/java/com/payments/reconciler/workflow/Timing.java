@@ -33,6 +33,8 @@ public final class Timing {
     /** Provider HTTP client: well under the delivery Lambda's timeout and its deadline margin. */
     public static final Duration PROVIDER_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration PROVIDER_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    /** How long the provider API key read from Secrets Manager is reused before it is read again (rotation). */
+    public static final Duration PROVIDER_SECRET_TTL = Duration.ofMinutes(5);
 
     /** Idempotency records answer repeats for a day: far beyond the delivery state's retry horizon. */
     public static final Duration IDEMPOTENCY_EXPIRY = Duration.ofHours(24);

@@ -1,0 +1,377 @@
+package com.payments.reconciler.delivery;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.payments.reconciler.lease.LeaseStore;
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.reconcile.DeliveryRecord;
+import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.store.Backoff;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.workflow.Deadline;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.Fenced;
+import com.payments.reconciler.workflow.HandlerEnvironment;
+import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
+import com.payments.reconciler.workflow.JsonHandler;
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.LeaseLost;
+import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.ProviderUnavailable;
+import com.payments.reconciler.workflow.StoreContention;
+import com.payments.reconciler.workflow.Timing;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One DeliverCommands call for one shard (design §6): renew the lease, read the shard's PENDING
+ * commands from the {@code pending-delivery} index in pages of {@link Timing#DELIVERY_BATCH_SIZE}, and
+ * deliver up to {@link Timing#DELIVERY_PARALLELISM} at a time: each through the {@link OperationGuard}
+ * (a retried call is answered from the idempotency record, not sent again) and the
+ * {@link ProviderClient} ({@code Idempotency-Key: {operationId}}), then marked DELIVERED or REJECTED
+ * through the fenced path ({@link FencedWriter#recordDelivery}).
+ *
+ * <ul>
+ *   <li>A refused lease check is {@link Fenced} and a refused renewal {@link LeaseLost}: no further
+ *   provider call, no further write, and the call ends with that error (the workflow's Superseded).</li>
+ *   <li>A command whose provider stayed unavailable for {@link #PROVIDER_ATTEMPTS_PER_COMMAND} attempts
+ *   stops new deliveries; those in flight finish and are recorded; the call ends with
+ *   {@link ProviderUnavailable}, which the workflow retries with the same keys.</li>
+ *   <li>An operation in progress in another invocation is {@link IdempotencyAlreadyInProgress} after the
+ *   others were delivered.</li>
+ *   <li>Before its Lambda deadline ({@link Timing#DEADLINE_MARGIN}) the call stops starting deliveries and
+ *   returns {@code more = true}; the lease is renewed at least every {@link Timing#LEASE_RENEW_INTERVAL},
+ *   also while waiting for deliveries in flight.</li>
+ * </ul>
+ * Logs carry ids and counts only (window, epoch, shard, operation id on every line); never amounts,
+ * never the API key.
+ */
+public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, DeliveryBatch> {
+
+    /**
+     * Provider attempts per command within one call, derived so that a command started just before the
+     * deadline margin still finishes inside it: each attempt takes at most connect + request timeout.
+     * More attempts are the workflow's retries (with the same key).
+     */
+    public static final int PROVIDER_ATTEMPTS_PER_COMMAND = (int) Math.max(1,
+            Timing.DEADLINE_MARGIN.minus(Timing.STORE_BACKOFF_CAP).toMillis()
+                    / Timing.PROVIDER_CONNECT_TIMEOUT.plus(Timing.PROVIDER_REQUEST_TIMEOUT).toMillis());
+
+    /** How long the coordinating thread waits for a free slot before it checks the lease renewal again. */
+    private static final Duration SLOT_WAIT = Duration.ofMillis(500);
+    private static final Logger LOG = LoggerFactory.getLogger(DeliverCommandsHandler.class);
+
+    private final PendingCommands commands;
+    private final FencedWriter writer;
+    private final LeaseStore leases;
+    private final OperationGuard guard;
+    private final ProviderClient provider;
+    private final Backoff providerRetry;
+    private final EmfMetrics metrics;
+    private final Clock clock;
+    private final int parallelism;
+
+    public DeliverCommandsHandler() {
+        this(HandlerEnvironment.fromSystem());
+    }
+
+    /** Lambda and the local runner: everything from the environment (tables, provider URL, credentials). */
+    public DeliverCommandsHandler(HandlerEnvironment env) {
+        this(env, env.tables(), env.aws().dynamo());
+    }
+
+    private DeliverCommandsHandler(HandlerEnvironment env, TableNames tables, DynamoDbClient dynamo) {
+        this(new PendingCommands(dynamo, tables.releaseCommands()),
+                new FencedWriter(dynamo, tables, Backoff.standard(new SplittableRandom().nextLong())),
+                new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
+                PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
+                HttpProviderClient.create(providerUrl(env), ProviderCredentials.fromEnvironment(env)),
+                Backoff.standard(new SplittableRandom().nextLong()),
+                EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
+                env.clock(), Timing.DELIVERY_PARALLELISM);
+    }
+
+    public DeliverCommandsHandler(PendingCommands commands, FencedWriter writer, LeaseStore leases, OperationGuard guard,
+                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
+                                  int parallelism) {
+        super(DeliveryRequest.class);
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be at least 1, was " + parallelism);
+        }
+        this.commands = commands;
+        this.writer = writer;
+        this.leases = leases;
+        this.guard = guard;
+        this.provider = provider;
+        this.providerRetry = providerRetry;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.parallelism = parallelism;
+    }
+
+    @Override
+    protected DeliveryBatch handle(DeliveryRequest request, Context context) {
+        if (context == null) {
+            throw new IllegalStateException("DeliverCommands needs its Lambda context (deadline and in-progress window)");
+        }
+        Map<String, String> logContext = Map.of("windowId", request.window().windowId(),
+                "epoch", Long.toString(request.lease().epoch()), "shard", Integer.toString(request.shard()));
+        logContext.forEach(MDC::put);
+        try {
+            return new Call(request, context, logContext).deliver();
+        } finally {
+            logContext.keySet().forEach(MDC::remove);
+        }
+    }
+
+    /** One invocation's state: shared by the coordinating thread and the delivery threads. */
+    private final class Call {
+        private final DeliveryRequest request;
+        private final LeaseToken lease;
+        private final Context context;
+        private final Map<String, String> logContext;
+        private final Deadline deadline;
+        private final Semaphore slots = new Semaphore(parallelism);
+        private final DeliveryFailures failures = new DeliveryFailures();
+        private final AtomicLong delivered = new AtomicLong();
+        private final AtomicLong rejected = new AtomicLong();
+        private final AtomicLong attempts = new AtomicLong();
+        private Instant lastRenewal;
+
+        Call(DeliveryRequest request, Context context, Map<String, String> logContext) {
+            this.request = request;
+            this.lease = request.lease();
+            this.context = context;
+            this.logContext = logContext;
+            this.deadline = Deadline.of(context);
+        }
+
+        DeliveryBatch deliver() {
+            renew();
+            if (request.window().dryRun()) {
+                LOG.info("dry run: nothing was commanded, nothing to deliver");
+                return new DeliveryBatch(false, request.batch().totals().plus(new DeliveryTotals(1, 0, 0, 0)));
+            }
+            boolean exhausted = false;
+            int started = 0;
+            try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
+                try {
+                    exhausted = dispatchAll(workers);
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+                started = started();
+                awaitInFlight();
+            }
+            long deliveredNow = delivered.get();
+            long rejectedNow = rejected.get();
+            metrics.count(Map.of(Metrics.DELIVERIES, deliveredNow, Metrics.DELIVERY_REJECTED, rejectedNow));
+            LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} provider requests, {} failures, more {}",
+                    started, deliveredNow, rejectedNow, attempts.get(), failures.count(), !exhausted);
+            failures.throwIfAny();
+            DeliveryTotals call = new DeliveryTotals(1, deliveredNow, rejectedNow, attempts.get());
+            return new DeliveryBatch(!exhausted, request.batch().totals().plus(call));
+        }
+
+        private int dispatched;
+
+        private int started() {
+            return dispatched;
+        }
+
+        /** Returns whether every pending command of the shard was started. */
+        private boolean dispatchAll(ExecutorService workers) {
+            Map<String, AttributeValue> startKey = Map.of();
+            while (canStart()) {
+                PendingCommands.Page page = commands.page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
+                page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
+                for (PendingCommand command : page.commands()) {
+                    if (!acquireSlot()) {
+                        return false;
+                    }
+                    if (!canStart()) {
+                        slots.release();
+                        return false;
+                    }
+                    dispatched++;
+                    workers.execute(() -> {
+                        try {
+                            deliverOne(command);
+                        } finally {
+                            slots.release();
+                        }
+                    });
+                }
+                if (!page.hasMore()) {
+                    return true;
+                }
+                startKey = page.nextKey();
+            }
+            return false;
+        }
+
+        private boolean canStart() {
+            return !failures.halted() && !deadline.near();
+        }
+
+        /** Waits for a free slot, renewing the lease meanwhile; false once the call halted. */
+        private boolean acquireSlot() {
+            while (!failures.halted()) {
+                renewIfDue();
+                try {
+                    if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        return true;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failures.add(new IllegalStateException("interrupted while waiting for a delivery slot", e));
+                }
+            }
+            return false;
+        }
+
+        /** Every delivery in flight finishes (each is bounded by the provider timeouts); renewals go on. */
+        private void awaitInFlight() {
+            int held = 0;
+            while (held < parallelism) {
+                try {
+                    if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        held++;
+                    } else {
+                        renewIfDue();
+                    }
+                } catch (InterruptedException e) {
+                    // Lambda is ending the invocation; the executor's close still waits for the threads.
+                    Thread.currentThread().interrupt();
+                    failures.add(new IllegalStateException("interrupted while waiting for deliveries in flight", e));
+                    return;
+                }
+            }
+        }
+
+        private void deliverOne(PendingCommand command) {
+            logContext.forEach(MDC::put);
+            MDC.put("operationId", command.operationId());
+            try {
+                if (failures.halted()) {
+                    return;
+                }
+                AtomicInteger calls = new AtomicInteger();
+                ProviderResult.Final result;
+                try {
+                    result = guard.once(GuardedOperation.of(command), context, ProviderResult.Final.class,
+                            () -> callProvider(command, calls));
+                } finally {
+                    attempts.addAndGet(calls.get());
+                }
+                if (failures.superseded()) {
+                    return;
+                }
+                record(command, result, calls.get());
+            } catch (RuntimeException e) {
+                LOG.warn("delivery of {} ended with {}", command.operationId(), e.getClass().getSimpleName());
+                failures.add(e);
+            } finally {
+                MDC.clear();
+            }
+        }
+
+        private ProviderResult.Final callProvider(PendingCommand command, AtomicInteger calls) {
+            ProviderResult.Unavailable last = null;
+            for (int attempt = 1; attempt <= PROVIDER_ATTEMPTS_PER_COMMAND; attempt++) {
+                if (attempt > 1) {
+                    if (failures.superseded()) {
+                        break;
+                    }
+                    providerRetry.beforeRetry(attempt - 1);
+                }
+                calls.incrementAndGet();
+                switch (provider.release(command)) {
+                    case ProviderResult.Final answer -> {
+                        return answer;
+                    }
+                    case ProviderResult.Unavailable unavailable -> {
+                        last = unavailable;
+                        LOG.warn("provider unavailable for {} on attempt {}: {}", command.operationId(), attempt, unavailable.cause());
+                    }
+                }
+            }
+            throw new ProviderUnavailable("provider unavailable for " + command.operationId() + " after " + calls.get()
+                    + " attempts (same Idempotency-Key each time): " + (last == null ? "not attempted" : last.cause()));
+        }
+
+        private void record(PendingCommand command, ProviderResult.Final result, int calls) {
+            DeliveryRecord.Result answer = switch (result) {
+                case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
+                case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
+            };
+            DeliveryRecord outcome = writer.recordDelivery(lease, command.operationId(), answer, calls, clock.instant());
+            switch (outcome) {
+                case DeliveryRecord.Recorded recorded -> {
+                    if (result instanceof ProviderResult.Released) {
+                        delivered.incrementAndGet();
+                    } else {
+                        rejected.incrementAndGet();
+                        LOG.warn("provider refused {} permanently: {}", command.operationId(), ((ProviderResult.Rejected) result).code());
+                    }
+                }
+                case DeliveryRecord.Fenced fenced -> {
+                    metrics.count(Metrics.FENCED_REFUSALS, 1);
+                    throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " marking "
+                            + command.operationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
+                }
+                case DeliveryRecord.AlreadyFinal already -> LOG.info("command {} was already {} ({})", command.operationId(),
+                        already.status(), already.byUs() ? "by this epoch" : "by another epoch");
+                case DeliveryRecord.Contention contention -> throw new StoreContention(
+                        "marking " + command.operationId() + " met contention after in-function retries: " + contention.detail());
+            }
+        }
+
+        private void renewIfDue() {
+            if (failures.superseded() || clock.instant().isBefore(lastRenewal.plus(Timing.LEASE_RENEW_INTERVAL))) {
+                return;
+            }
+            try {
+                renew();
+            } catch (LeaseLost | StoreContention e) {
+                failures.add(e);
+            }
+        }
+
+        private void renew() {
+            Instant now = clock.instant();
+            leases.renew(lease, now);
+            lastRenewal = now;
+        }
+    }
+
+    private static URI providerUrl(HandlerEnvironment env) {
+        String value = env.required(EnvVars.PROVIDER_BASE_URL);
+        try {
+            URI uri = URI.create(value);
+            if (uri.getHost() == null) {
+                throw new IllegalArgumentException("no host");
+            }
+            return uri;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("environment variable " + EnvVars.PROVIDER_BASE_URL
+                    + " must be the provider's base URL, e.g. https://provider.example/api, was '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package com.payments.reconciler.delivery;
+
+/**
+ * One operation id arrived with a different request than the one recorded for it (the outbox command
+ * changed after it was first delivered). Never retried and never "fixed" by sending the new request:
+ * someone must look at the command.
+ */
+public final class OperationMismatch extends RuntimeException {
+
+    public OperationMismatch(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    public OperationMismatch(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,50 @@
+package com.payments.reconciler.delivery;
+
+import com.payments.reconciler.reconcile.Candidate;
+import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.workflow.InvalidInput;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * A command still PENDING in the outbox, as read from the {@code pending-delivery} index: what the
+ * provider is asked to do, keyed on the business operation.
+ */
+public record PendingCommand(String operationId, String authorisationId, long amountMinor, String currency,
+                             Instant createdAt) {
+
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+
+    /**
+     * What defines the operation beyond its id: a repeat of the operation id with a different
+     * fingerprint is a different request under the same key, refused by both idempotency layers.
+     */
+    public String fingerprint() {
+        return authorisationId + "|" + amountMinor + "|" + currency;
+    }
+
+    /** Reads an index item; a malformed one is an {@link InvalidInput} naming the attribute. */
+    public static PendingCommand fromItem(Map<String, AttributeValue> item) {
+        String operationId = Attr.string(item, ReleaseCommands.OPERATION_ID, "command");
+        String what = "command[" + operationId + "]";
+        String authorisationId = Attr.string(item, ReleaseCommands.AUTHORISATION_ID, what);
+        if (!operationId.equals(Candidate.operationIdFor(authorisationId))) {
+            throw new InvalidInput(what + "." + ReleaseCommands.OPERATION_ID,
+                    "must be " + Candidate.operationIdFor(authorisationId) + " (the business operation of its authorisation)");
+        }
+        long amount = Attr.number(item, ReleaseCommands.AMOUNT_MINOR, what);
+        if (amount <= 0) {
+            throw new InvalidInput(what + "." + ReleaseCommands.AMOUNT_MINOR, "must be a positive integer (minor units), was " + amount);
+        }
+        String currency = Attr.string(item, ReleaseCommands.CURRENCY, what);
+        if (!CURRENCY.matcher(currency).matches()) {
+            throw new InvalidInput(what + "." + ReleaseCommands.CURRENCY, "must be an ISO-4217 code of three capital letters, was " + currency);
+        }
+        return new PendingCommand(operationId, authorisationId, amount, currency,
+                Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.CREATED_AT, what)));
+    }
+}

@@ -1,0 +1,72 @@
+package com.payments.reconciler.delivery;
+
+import com.payments.reconciler.reconcile.Shards;
+import com.payments.reconciler.store.StoreErrors;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.workflow.InvalidInput;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static com.payments.reconciler.store.Attr.s;
+
+/**
+ * Reads the outbox's commands still PENDING, one shard of the sparse {@code pending-delivery} index,
+ * oldest first, in bounded pages: no list of ids ever travels through the workflow's state. The index
+ * is eventually consistent; the fenced {@code #status = PENDING} condition of the delivery mark is the truth.
+ */
+public final class PendingCommands {
+
+    // Only commands not yet DELIVERED/REJECTED: deliveryShard is removed when a command is finalised.
+    static final String PENDING_IN_SHARD = "deliveryShard = :shard";
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public PendingCommands(DynamoDbClient dynamo, String table) {
+        this.dynamo = dynamo;
+        this.table = table;
+    }
+
+    /** One page of one shard, at most {@code limit} index items, from {@code startKey} (empty: the start). */
+    public Page page(int shard, Map<String, AttributeValue> startKey, int limit) {
+        QueryResponse response = StoreErrors.call("query " + ReleaseCommands.PENDING_DELIVERY + " shard " + shard,
+                () -> dynamo.query(b -> {
+                    b.tableName(table)
+                            .indexName(ReleaseCommands.PENDING_DELIVERY)
+                            .keyConditionExpression(PENDING_IN_SHARD)
+                            .expressionAttributeValues(Map.of(":shard", s(Shards.key(shard))))
+                            .limit(limit);
+                    if (startKey != null && !startKey.isEmpty()) {
+                        b.exclusiveStartKey(startKey);
+                    }
+                }));
+        List<PendingCommand> commands = new ArrayList<>(response.count());
+        List<Malformed> malformed = new ArrayList<>();
+        for (Map<String, AttributeValue> item : response.items()) {
+            try {
+                commands.add(PendingCommand.fromItem(item));
+            } catch (InvalidInput bad) {
+                AttributeValue id = item.get(ReleaseCommands.OPERATION_ID);
+                malformed.add(new Malformed(id == null || id.s() == null ? "?" : id.s(), bad.getMessage()));
+            }
+        }
+        Map<String, AttributeValue> next = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
+                ? response.lastEvaluatedKey() : Map.of();
+        return new Page(commands, malformed, next);
+    }
+
+    /** A page: well-formed commands, malformed items (skipped, never sent), and where to resume. */
+    public record Page(List<PendingCommand> commands, List<Malformed> malformed, Map<String, AttributeValue> nextKey) {
+        public boolean hasMore() {
+            return !nextKey.isEmpty();
+        }
+    }
+
+    public record Malformed(String operationId, String problem) {
+    }
+}

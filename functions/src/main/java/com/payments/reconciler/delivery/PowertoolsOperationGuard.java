@@ -1,0 +1,217 @@
+package com.payments.reconciler.delivery;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.StoreContention;
+import com.payments.reconciler.workflow.Timing;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.lambda.powertools.idempotency.Idempotency;
+import software.amazon.lambda.powertools.idempotency.IdempotencyConfig;
+import software.amazon.lambda.powertools.idempotency.Idempotent;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyAlreadyInProgressException;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyConfigurationException;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyInconsistentStateException;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyKeyException;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyPersistenceLayerException;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyValidationException;
+import software.amazon.lambda.powertools.idempotency.persistence.DynamoDBPersistenceStore;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * {@link OperationGuard} on Powertools idempotency 1.15.0 with its DynamoDB store on the Idempotency
+ * table (the one class the build weaves: see {@code functions/pom.xml}).
+ *
+ * <p>Configuration, for the reasons in the team's Powertools notes:
+ * <ul>
+ *   <li>key = {@code operationId} and {@code withThrowOnNoIdempotencyKey()}: without it a missing key
+ *   silently gives every operation the same record;</li>
+ *   <li>payload validation on the fingerprint (authorisation, amount, currency): a repeat of the id with
+ *   another request is {@link OperationMismatch}, not a stale answer;</li>
+ *   <li>expiry {@link Timing#IDEMPOTENCY_EXPIRY}, longer than the delivery state's whole retry horizon;</li>
+ *   <li>the woven method has a request handler's shape, so Powertools takes <em>this call's</em> Lambda
+ *   context from its arguments and the in-progress window ends with this invocation's remaining time.
+ *   That avoids the library's one global registered context, which concurrent invocations in one JVM
+ *   (the local runner) would overwrite, and which SnapStart would restore stale;</li>
+ *   <li>the store gets our own client (explicit HTTP client) carrying {@link InProgressExpiryFix}, the
+ *   workaround for bug #1281, without which a record left INPROGRESS by a timed-out invocation blocks
+ *   every retry for a day.</li>
+ * </ul>
+ * Errors map to the names the workflow retries: INPROGRESS held by another invocation, and the
+ * library's "inconsistent state" at a record's expiry boundary, are {@link IdempotencyAlreadyInProgress};
+ * store failures are {@link StoreContention}.
+ *
+ * <p>Not exactly-once: if saving the result fails after the body ran, the record stays INPROGRESS and
+ * the body runs again after the in-progress window — which is why the provider call carries its own
+ * {@code Idempotency-Key}. Powertools keeps one configuration per JVM; this guard re-installs its own
+ * before each call, so use one guard at a time per JVM (each handler builds exactly one).
+ *
+ * <p>Record ids are {@code {AWS_LAMBDA_FUNCTION_NAME}.handleRequest#{md5(operationId)}} ({@link #recordId}):
+ * renaming the function or {@link IdempotentBody#handleRequest} re-keys every record.
+ */
+public final class PowertoolsOperationGuard implements OperationGuard {
+
+    static final String KEY_PATH = "operationId";
+    static final String VALIDATION_PATH = "fingerprint";
+    /** What Powertools names the function when {@code AWS_LAMBDA_FUNCTION_NAME} is not set (tests, local runs). */
+    static final String DEFAULT_FUNCTION_NAME = "testFunction";
+    static final String WOVEN_METHOD = "handleRequest";
+
+    private static final ObjectMapper JSON = Json.mapper();
+
+    private final DynamoDBPersistenceStore store;
+    private final IdempotencyConfig config;
+    private final IdempotentBody body = new IdempotentBody();
+
+    /**
+     * @param storeClient the client the persistence store uses; it must carry {@link InProgressExpiryFix}
+     *                    (only a negative-control test builds one without)
+     */
+    public PowertoolsOperationGuard(DynamoDbClient storeClient, String table, Duration expiry) {
+        this.store = DynamoDBPersistenceStore.builder()
+                .withTableName(table)
+                .withDynamoDbClient(storeClient)
+                .build();
+        this.config = IdempotencyConfig.builder()
+                .withEventKeyJMESPath(KEY_PATH)
+                .withPayloadValidationJMESPath(VALIDATION_PATH)
+                .withThrowOnNoIdempotencyKey()
+                .withExpiration(expiry)
+                .withUseLocalCache(false)
+                .build();
+        install();
+    }
+
+    /** The production guard: the Idempotency table, our client with the #1281 fix, the standard expiry. */
+    public static PowertoolsOperationGuard create(AwsClients aws, String table) {
+        List<ExecutionInterceptor> interceptors = new ArrayList<>(aws.interceptors());
+        interceptors.add(new InProgressExpiryFix(Clock.systemUTC()));
+        DynamoDbClient client = new AwsClients(aws.region(), aws.endpoint(), interceptors).dynamo();
+        return new PowertoolsOperationGuard(client, table, Timing.IDEMPOTENCY_EXPIRY);
+    }
+
+    @Override
+    public <T> T once(GuardedOperation operation, Context context, Class<T> resultType, Supplier<T> run) {
+        Objects.requireNonNull(context, "a Lambda context is required: it bounds the in-progress window");
+        installIfReplaced();
+        GuardedCall call = new GuardedCall(operation, () -> serialise(operation, resultType, run.get()));
+        String recorded;
+        try {
+            recorded = body.handleRequest(call, context);
+        } catch (IdempotencyAlreadyInProgressException e) {
+            throw new IdempotencyAlreadyInProgress("operation " + operation.operationId()
+                    + " is being delivered by another invocation; retry after its in-progress window", e);
+        } catch (IdempotencyInconsistentStateException e) {
+            throw new IdempotencyAlreadyInProgress("the idempotency record of operation " + operation.operationId()
+                    + " changed while it was read (at its in-progress or expiry boundary); retry", e);
+        } catch (IdempotencyValidationException e) {
+            throw new OperationMismatch("operation " + operation.operationId()
+                    + " was recorded with a different request (authorisation, amount or currency changed)", e);
+        } catch (IdempotencyPersistenceLayerException e) {
+            throw new StoreContention("the idempotency store failed for operation " + operation.operationId(), e);
+        } catch (IdempotencyKeyException | IdempotencyConfigurationException e) {
+            throw new IllegalStateException("idempotency guard misconfigured for operation " + operation.operationId(), e);
+        }
+        try {
+            return JSON.readerFor(resultType).readValue(recorded);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the idempotency record of operation " + operation.operationId()
+                    + " does not hold a " + resultType.getSimpleName(), e);
+        }
+    }
+
+    /** The Idempotency table's {@code id} for an operation, as Powertools derives it. */
+    public static String recordId(String operationId) {
+        String function = System.getenv("AWS_LAMBDA_FUNCTION_NAME");
+        return (function != null ? function : DEFAULT_FUNCTION_NAME) + "." + WOVEN_METHOD + "#" + md5(operationId);
+    }
+
+    /** The record's {@code validation} value for a fingerprint, as Powertools derives it. */
+    public static String validationHash(String fingerprint) {
+        return md5(fingerprint);
+    }
+
+    private void install() {
+        synchronized (PowertoolsOperationGuard.class) {
+            Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
+        }
+    }
+
+    private void installIfReplaced() {
+        synchronized (PowertoolsOperationGuard.class) {
+            Idempotency idempotency = Idempotency.getInstance();
+            if (idempotency.getConfig() != config || idempotency.getPersistenceStore() != store) {
+                Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
+            }
+        }
+    }
+
+    private static <T> String serialise(GuardedOperation operation, Class<T> type, T result) {
+        try {
+            return JSON.writerFor(type).writeValueAsString(result);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot record the result of operation " + operation.operationId(), e);
+        }
+    }
+
+    private static String md5(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8));
+            return String.format("%032x", new java.math.BigInteger(1, digest));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("MD5 unavailable", e);
+        }
+    }
+
+    /**
+     * What Powertools sees: its payload is the two getters (key and fingerprint); the body to run is
+     * not serialised.
+     */
+    public static final class GuardedCall {
+        private final GuardedOperation operation;
+        private final Supplier<String> run;
+
+        GuardedCall(GuardedOperation operation, Supplier<String> run) {
+            this.operation = operation;
+            this.run = run;
+        }
+
+        public String getOperationId() {
+            return operation.operationId();
+        }
+
+        public String getFingerprint() {
+            return operation.fingerprint();
+        }
+
+        String run() {
+            return run.get();
+        }
+    }
+
+    /**
+     * The woven method. A request handler's shape on purpose: Powertools then reads the Lambda context
+     * from the second argument. Renaming the method re-keys every record.
+     */
+    public static final class IdempotentBody implements RequestHandler<GuardedCall, String> {
+        @Idempotent
+        @Override
+        public String handleRequest(GuardedCall call, Context context) {
+            return call.run();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package com.payments.reconciler.delivery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.HandlerEnvironment;
+import com.payments.reconciler.workflow.ProviderUnavailable;
+import com.payments.reconciler.workflow.Timing;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueResponse;
+import software.amazon.awssdk.services.secretsmanager.model.SecretsManagerException;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Supplier;
+
+/**
+ * The provider API key. In AWS it is read from Secrets Manager ({@link EnvVars#PROVIDER_SECRET_ID};
+ * the secret string is {@code {"apiKey": "..."}}), kept for {@link Timing#PROVIDER_SECRET_TTL} and
+ * read again after that or when the provider refuses it, so a rotation is picked up without a deploy.
+ * Local runs may pass it as plain configuration ({@link EnvVars#PROVIDER_API_KEY_LOCAL}), accepted only
+ * when the AWS endpoints are the local engines. The key is never logged, never part of any input or
+ * output, and never in an error message.
+ */
+public final class ProviderCredentials {
+
+    static final String SECRET_FIELD = "apiKey";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String description;
+    private final Supplier<String> source;
+    private final Clock clock;
+    private final Duration ttl;
+    private String cached;
+    private Instant fetchedAt;
+
+    private ProviderCredentials(String description, Supplier<String> source, Clock clock, Duration ttl) {
+        this.description = description;
+        this.source = source;
+        this.clock = clock;
+        this.ttl = ttl;
+    }
+
+    public static ProviderCredentials fromSecretsManager(SecretsManagerClient secrets, String secretId, Clock clock) {
+        return new ProviderCredentials("Secrets Manager secret " + secretId,
+                () -> readSecret(secrets, secretId), clock, Timing.PROVIDER_SECRET_TTL);
+    }
+
+    /** A fixed key (the simulated provider's): local runs and tests only. */
+    public static ProviderCredentials localKey(String apiKey) {
+        if (apiKey == null || apiKey.isBlank()) {
+            throw new IllegalArgumentException(EnvVars.PROVIDER_API_KEY_LOCAL + " must be a non-empty string");
+        }
+        return new ProviderCredentials("local configuration " + EnvVars.PROVIDER_API_KEY_LOCAL,
+                () -> apiKey, Clock.systemUTC(), Duration.ofDays(365_000));
+    }
+
+    /** The secret when {@link EnvVars#PROVIDER_SECRET_ID} is set; the local key only against the local engines. */
+    public static ProviderCredentials fromEnvironment(HandlerEnvironment env) {
+        String secretId = env.optional(EnvVars.PROVIDER_SECRET_ID, null);
+        if (secretId != null) {
+            return fromSecretsManager(env.aws().secrets(), secretId, env.clock());
+        }
+        String localKey = env.optional(EnvVars.PROVIDER_API_KEY_LOCAL, null);
+        if (localKey != null) {
+            if (env.aws().endpoint().isEmpty()) {
+                throw new IllegalStateException(EnvVars.PROVIDER_API_KEY_LOCAL
+                        + " is accepted for local runs only (no AWS endpoint override is set); in AWS set "
+                        + EnvVars.PROVIDER_SECRET_ID + " to the Secrets Manager secret holding {\"" + SECRET_FIELD + "\": ...}");
+            }
+            return localKey(localKey);
+        }
+        throw new IllegalStateException("environment variable " + EnvVars.PROVIDER_SECRET_ID
+                + " must name the Secrets Manager secret holding the provider API key");
+    }
+
+    /** The current key, read again once the cached one is older than the TTL. */
+    public synchronized String apiKey() {
+        Instant now = clock.instant();
+        if (cached == null || !now.isBefore(fetchedAt.plus(ttl))) {
+            cached = source.get();
+            fetchedAt = now;
+        }
+        return cached;
+    }
+
+    /** Forgets the cached key (the provider refused it: it may have been rotated). */
+    public synchronized void refresh() {
+        cached = null;
+    }
+
+    @Override
+    public String toString() {
+        return "ProviderCredentials[" + description + "]";
+    }
+
+    private static String readSecret(SecretsManagerClient secrets, String secretId) {
+        GetSecretValueResponse response;
+        try {
+            response = secrets.getSecretValue(b -> b.secretId(secretId));
+        } catch (SdkClientException e) {
+            throw new ProviderUnavailable("cannot read the provider API key from secret " + secretId
+                    + ": no answer from Secrets Manager (" + e.getClass().getSimpleName() + ")", e);
+        } catch (SecretsManagerException e) {
+            if (e.isThrottlingException() || e.statusCode() >= 500) {
+                throw new ProviderUnavailable("cannot read the provider API key from secret " + secretId
+                        + ": Secrets Manager " + e.awsErrorDetails().errorCode(), e);
+            }
+            throw new IllegalStateException("cannot read the provider API key from secret " + secretId
+                    + ": " + e.awsErrorDetails().errorCode() + " (does it exist, and may this function read it?)");
+        }
+        String secret = response.secretString();
+        if (secret == null) {
+            throw new IllegalStateException("secret " + secretId + " has no SecretString; expected {\"" + SECRET_FIELD + "\": \"...\"}");
+        }
+        JsonNode json;
+        try {
+            json = JSON.readTree(secret);
+        } catch (IOException e) {
+            // The parser's message could quote the secret: only say what shape was expected.
+            throw new IllegalStateException("secret " + secretId + " is not JSON; expected {\"" + SECRET_FIELD + "\": \"...\"}");
+        }
+        JsonNode key = json == null ? null : json.get(SECRET_FIELD);
+        if (key == null || !key.isTextual() || key.asText().isBlank()) {
+            throw new IllegalStateException("secret " + secretId + ": field " + SECRET_FIELD + " is required, a non-empty string");
+        }
+        return key.asText();
+    }
+}

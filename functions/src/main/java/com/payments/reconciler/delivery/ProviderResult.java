@@ -1,0 +1,30 @@
+package com.payments.reconciler.delivery;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+
+/** What the provider answered to one release request. */
+public sealed interface ProviderResult {
+
+    /** A final answer: recorded by the idempotency guard and on the outbox command. */
+    @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "outcome")
+    @JsonSubTypes({@JsonSubTypes.Type(value = Released.class, name = "RELEASED"),
+            @JsonSubTypes.Type(value = Rejected.class, name = "REJECTED")})
+    sealed interface Final extends ProviderResult permits Released, Rejected {
+    }
+
+    /** The hold is released; {@code providerReference} is the provider's id for the release. */
+    record Released(String providerReference) implements Final {
+    }
+
+    /** Permanently refused (e.g. the hold is unknown or closed): retrying cannot change the answer. */
+    record Rejected(String code, String reason) implements Final {
+    }
+
+    /**
+     * No usable answer (5xx, 429, timeout, connection error): the release may or may not have been
+     * performed, and retrying with the same idempotency key is the only correct recovery.
+     */
+    record Unavailable(String cause) implements ProviderResult {
+    }
+}
