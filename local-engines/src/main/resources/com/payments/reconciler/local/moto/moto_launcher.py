@@ -19,7 +19,6 @@ def patch_step_functions_lambda_endpoint(endpoint):
     from moto.core.config import default_user_config
     from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 
-    default_user_config["stepfunctions"]["execute_state_machine"] = True
     if not hasattr(lambda_eval_utils, "boto_client_for"):
         raise SystemExit("moto changed: lambda_eval_utils.boto_client_for is gone; "
                          "the Lambda routing patch in moto_launcher.py must be updated")
@@ -42,15 +41,49 @@ def patch_step_functions_lambda_endpoint(endpoint):
     lambda_eval_utils.boto_client_for = boto_client_for
 
 
+def patch_execution_clone():
+    """StartExecution deep-copies the state machine, executions included; once an execution has run, its
+    interpreter holds thread locks and every later StartExecution of that state machine fails with
+    "cannot pickle '_thread.RLock'" (moto 5.2.1). The copy only needs the definition and settings, so
+    the clone gets an empty execution list (the original keeps them all)."""
+    import copy
+    import inspect
+    from moto.stepfunctions import models as sfn_models
+    from moto.stepfunctions.parser import models as parser_models
+
+    source = inspect.getsource(parser_models.StepFunctionsParserBackend.start_execution)
+    if "copy.deepcopy(state_machine)" not in source:
+        raise SystemExit("moto changed: StartExecution no longer deep-copies the state machine; "
+                         "review patch_execution_clone in moto_launcher.py")
+    cls = sfn_models.StateMachineInstance
+    if "self.executions" not in inspect.getsource(cls.__init__):
+        raise SystemExit("moto changed: StateMachineInstance has no executions list; "
+                         "review patch_execution_clone in moto_launcher.py")
+
+    def __deepcopy__(self, memo):
+        clone = cls.__new__(type(self))
+        memo[id(self)] = clone
+        for name, value in self.__dict__.items():
+            setattr(clone, name, [] if name == "executions" else copy.deepcopy(value, memo))
+        return clone
+
+    cls.__deepcopy__ = __deepcopy__
+
+
 def main():
     port = int(sys.argv[1])
     os.environ["MOTO_PORT"] = str(port)
     from werkzeug.serving import run_simple, WSGIRequestHandler
     import moto.server
 
+    # Executions run the real ASL (without this moto only records them as RUNNING).
+    from moto.core.config import default_user_config
+    default_user_config["stepfunctions"]["execute_state_machine"] = True
     endpoint = os.environ.get("RECONCILER_LAMBDA_ENDPOINT")
     if endpoint:
         patch_step_functions_lambda_endpoint(endpoint)
+
+    patch_execution_clone()
 
     import transactions_patch
     transactions_patch.install()

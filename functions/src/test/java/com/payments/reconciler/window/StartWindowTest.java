@@ -1,0 +1,151 @@
+package com.payments.reconciler.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.testing.MutableClock;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.JsonHandler;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
+
+/**
+ * StartWindow against moto's real Step Functions API, which implements AWS's execution-name rules:
+ * duplicates of one occurrence are suppressed (and succeed), reruns get the next free name.
+ */
+@ExtendWith(LocalDynamo.class)
+class StartWindowTest {
+
+    private static final String WAITING = "{\"StartAt\":\"Hold\",\"States\":{\"Hold\":{\"Type\":\"Wait\",\"Seconds\":600,\"End\":true}}}";
+    private static final String PASSING = "{\"StartAt\":\"Done\",\"States\":{\"Done\":{\"Type\":\"Pass\",\"End\":true}}}";
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T02:07:00Z"));
+    private final List<String> metricLines = new ArrayList<>();
+    private final WindowConfig config = new WindowConfig(ZoneId.of("UTC"), LocalTime.of(2, 0), Duration.ofHours(72), 4, false, 30);
+    private SfnClient sfn;
+
+    @BeforeEach
+    void client(LocalDynamo.Engine engine) {
+        sfn = AwsClients.local(engine.moto().endpoint(), List.of()).sfn();
+    }
+
+    private String stateMachine(String definition) {
+        return sfn.createStateMachine(b -> b.name("sm-" + UUID.randomUUID()).definition(definition)
+                .roleArn("arn:aws:iam::123456789012:role/test")).stateMachineArn();
+    }
+
+    private StartWindowHandler handler(String stateMachineArn, WindowConfig windowConfig) {
+        return new StartWindowHandler(new WindowStarter(sfn, stateMachineArn, new EmfMetrics(clock, "StartWindow", metricLines::add)),
+                windowConfig, clock);
+    }
+
+    private static StartResult deliver(StartWindowHandler handler, String event) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        handler.handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out, null);
+        return JsonHandler.parse(out.toByteArray(), StartResult.class);
+    }
+
+    @Test
+    void sameOccurrenceDeliveredThreeTimesWhileRunningStartsOneExecution() throws Exception {
+        String sm = stateMachine(WAITING);
+        StartWindowHandler handler = handler(sm, config);
+        String event = "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}";
+        StartResult first = deliver(handler, event);
+        StartResult second = deliver(handler, event);
+        StartResult third = deliver(handler, "{\"scheduledTime\":\"2026-12-01T02:00:00+00:00\"}");
+
+        assertThat(first.started()).isTrue();
+        assertThat(first.executionName()).isEqualTo("reconcile-2026-12-01");
+        assertThat(List.of(second, third)).allSatisfy(r -> {
+            assertThat(r.duplicateSuppressed()).isTrue();
+            assertThat(r.executionArn()).isEqualTo(first.executionArn());
+            assertThat(r.existingInputHash()).isEqualTo(first.inputHash());
+            assertThat(r.existingStatus()).isEqualTo("RUNNING");
+        });
+        assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
+        assertThat(metricLines).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"DuplicateStartsSuppressed\":1"));
+    }
+
+    @Test
+    void deliveryAfterTheExecutionClosedIsSuppressed() throws Exception {
+        String sm = stateMachine(PASSING);
+        StartWindowHandler handler = handler(sm, config);
+        StartResult first = deliver(handler, "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        awaitClosed(first.executionArn());
+        StartResult late = deliver(handler, "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        assertThat(late.duplicateSuppressed()).isTrue();
+        assertThat(late.existingStatus()).isEqualTo("SUCCEEDED");
+        assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
+    }
+
+    @Test
+    void changedConfigurationIsSuppressedNamingTheFieldsThatDiffer() throws Exception {
+        String sm = stateMachine(WAITING);
+        deliver(handler(sm, config), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        WindowConfig changed = new WindowConfig(ZoneId.of("UTC"), LocalTime.of(2, 0), Duration.ofHours(48), 8, false, 30);
+        StartResult result = deliver(handler(sm, changed), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        assertThat(result.duplicateSuppressed()).isTrue();
+        assertThat(result.differingFields()).containsExactly("cutoff", "gracePeriod", "shards");
+        assertThat(result.inputHash()).isNotEqualTo(result.existingInputHash());
+    }
+
+    @Test
+    void rerunsTakeTheNextFreeNameAndAreRefusedWhileTheWindowRuns() throws Exception {
+        String sm = stateMachine(PASSING);
+        WindowStarter starter = new WindowStarter(sfn, sm, new EmfMetrics(clock, "cli", metricLines::add));
+        WindowId window = WindowId.parse("2026-12-01", "window");
+        StartResult scheduled = starter.start(ExecutionName.scheduled(window), config.inputFor(window));
+        awaitClosed(scheduled.executionArn());
+        StartResult rerun1 = starter.startRerun(window, config.inputFor(window), false);
+        awaitClosed(rerun1.executionArn());
+        StartResult rerun2 = starter.startRerun(window, config.withDryRun(true).inputFor(window), false);
+        assertThat(rerun1.executionName()).isEqualTo("reconcile-2026-12-01-rerun-1");
+        assertThat(rerun2.executionName()).isEqualTo("reconcile-2026-12-01-rerun-2");
+        assertThat(starter.executionsOf(window)).extracting(e -> e.name().rerun()).containsExactly(0, 1, 2);
+
+        String waiting = stateMachine(WAITING);
+        WindowStarter busy = new WindowStarter(sfn, waiting, new EmfMetrics(clock, "cli", metricLines::add));
+        busy.start(ExecutionName.scheduled(window), config.inputFor(window));
+        assertThatThrownBy(() -> busy.startRerun(window, config.inputFor(window), false))
+                .isInstanceOf(WindowStarter.WindowBusy.class).hasMessageContaining("reconcile-2026-12-01").hasMessageContaining("--force");
+        assertThat(busy.startRerun(window, config.inputFor(window), true).executionName()).isEqualTo("reconcile-2026-12-01-rerun-1");
+    }
+
+    @Test
+    void badEventsAreRejectedNamingTheFieldAndStartNothing() {
+        String sm = stateMachine(WAITING);
+        StartWindowHandler handler = handler(sm, config);
+        for (String bad : List.of("{}", "{\"scheduledTime\":null}", "{\"scheduledTime\":\"2026-12-01\"}",
+                "{\"scheduledTime\":\"soon\"}", "{\"scheduledTime\":42}", "{\"scheduledTime\":\"2026-12-01T02:00:00Z\",\"attempt\":2}",
+                "[]", "not json", "{\"scheduledTime\":\"2027-06-01T02:00:00Z\"}", "{\"scheduledTime\":\"2026-09-01T02:00:00Z\"}")) {
+            assertThatThrownBy(() -> deliver(handler, bad)).as(bad).isInstanceOf(InvalidInput.class)
+                    .hasMessageMatching("(scheduledTime|attempt|input|window): .+");
+        }
+        assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).isEmpty();
+    }
+
+    private void awaitClosed(String executionArn) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (sfn.describeExecution(b -> b.executionArn(executionArn)).status() != ExecutionStatus.RUNNING) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(executionArn + " did not close");
+    }
+}
