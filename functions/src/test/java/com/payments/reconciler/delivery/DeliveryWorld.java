@@ -1,0 +1,184 @@
+package com.payments.reconciler.delivery;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.audit.InvariantAudit;
+import com.payments.reconciler.audit.ProviderEffect;
+import com.payments.reconciler.lease.AcquireResult;
+import com.payments.reconciler.lease.LeaseStore;
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.local.provider.SimulatedProvider;
+import com.payments.reconciler.reconcile.Candidate;
+import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.reconcile.ReleaseOutcome;
+import com.payments.reconciler.reconcile.Shards;
+import com.payments.reconciler.store.Backoff;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.testing.Ingestion;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.testing.MutableClock;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.JsonHandler;
+import com.payments.reconciler.workflow.Timing;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The delivery stage's surroundings, built from production components: moto with fresh tables, a
+ * leader that decided releases through the fenced path (so commands are exactly what ReconcilePage
+ * writes), the simulated provider, and handlers wired to them.
+ */
+final class DeliveryWorld implements AutoCloseable {
+
+    static final String LEASE = "hold-release-reconciler";
+    static final Instant WINDOW_START = Instant.parse("2026-12-01T02:00:00Z");
+    static final Duration GRACE = Duration.ofHours(72);
+    static final Instant CUTOFF = WINDOW_START.minus(GRACE);
+    static final Backoff NO_WAIT = new Backoff(7, d -> { }, 6, Duration.ofMillis(1), Duration.ofMillis(5));
+
+    final LocalDynamo.Engine engine;
+    final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T02:05:00Z"));
+    final SimulatedProvider provider;
+    final int shards;
+    final Ingestion ingestion;
+    final DynamoDbClient dynamo;
+    final List<String> metricLines = new CopyOnWriteArrayList<>();
+    private final List<String> operationIds = new ArrayList<>();
+    private int attempt;
+
+    DeliveryWorld(LocalDynamo.Engine engine, SimulatedProvider.Builder provider, int shards) {
+        this.engine = engine;
+        this.provider = provider.start();
+        this.shards = shards;
+        this.dynamo = engine.client();
+        this.ingestion = new Ingestion(dynamo, engine.tables(), shards);
+    }
+
+    /** A new acquisition attempt by {@code worker}, as AcquireLease does; returns its token. */
+    LeaseToken acquire(String worker, Duration leaseDuration) {
+        attempt++;
+        AcquireResult result = new LeaseStore(dynamo, engine.tables().leases(), leaseDuration)
+                .acquire(LEASE, worker + "/attempt-" + attempt, clock.instant());
+        assertThat(result).isInstanceOf(AcquireResult.Acquired.class);
+        return ((AcquireResult.Acquired) result).lease().token();
+    }
+
+    /** Authorises and decides a release for each id, through the fenced path, 1 ms apart (index order). */
+    List<String> command(LeaseToken lease, String... authorisationIds) {
+        FencedWriter writer = new FencedWriter(dynamo, engine.tables(), NO_WAIT);
+        List<String> ops = new ArrayList<>();
+        for (String id : authorisationIds) {
+            ingestion.authorise(id, 1_000 + operationIds.size(), CUTOFF.minus(Duration.ofHours(1)));
+            Candidate candidate = new Candidate(id, 1, 1_000 + operationIds.size(), "EUR", CUTOFF.minus(Duration.ofHours(1)),
+                    Shards.key(Shards.of(id, shards)));
+            assertThat(writer.requestRelease(lease, candidate, "2026-12-01", CUTOFF, clock.instant()))
+                    .isInstanceOf(ReleaseOutcome.Committed.class);
+            clock.advance(Duration.ofMillis(1));
+            operationIds.add(candidate.operationId());
+            ops.add(candidate.operationId());
+        }
+        return ops;
+    }
+
+    static List<String> ids(String prefix, int count) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            ids.add("%s-%03d".formatted(prefix, i));
+        }
+        return ids;
+    }
+
+    PowertoolsOperationGuard guard(ExecutionInterceptor... storeInterceptors) {
+        return new PowertoolsOperationGuard(engine.client(storeInterceptors), engine.tables().idempotency(),
+                Timing.IDEMPOTENCY_EXPIRY);
+    }
+
+    PowertoolsOperationGuard fixedGuard() {
+        return guard(new InProgressExpiryFix(Clock.systemUTC()));
+    }
+
+    HttpProviderClient client() {
+        return new HttpProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(2)), provider.baseUrl(),
+                ProviderCredentials.localKey(provider.apiKey()), Duration.ofSeconds(10));
+    }
+
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism) {
+        return handler(guard, parallelism, Timing.LEASE_DURATION, dynamo);
+    }
+
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Duration leaseDuration, DynamoDbClient writerClient) {
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new FencedWriter(writerClient, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), leaseDuration),
+                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism);
+    }
+
+    ExecutionInput window() {
+        return new ExecutionInput("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, shards);
+    }
+
+    /** The task input exactly as the ASL's DeliverBatch state builds it. */
+    static String input(ExecutionInput window, LeaseToken lease, int shard, DeliveryBatch batch) {
+        ObjectNode root = JsonHandler.json().createObjectNode();
+        root.set("window", JsonHandler.json().valueToTree(window));
+        root.set("lease", JsonHandler.json().valueToTree(lease));
+        root.put("shard", shard);
+        root.set("batch", batch == null ? null : JsonHandler.json().valueToTree(batch));
+        return root.toString();
+    }
+
+    /** Invokes the handler through its stream interface, as Lambda does. */
+    static DeliveryBatch invoke(DeliverCommandsHandler handler, String input, TestContext context) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            handler.handleRequest(new ByteArrayInputStream(input.getBytes()), out, context);
+            return JsonHandler.json().readValue(out.toByteArray(), DeliveryBatch.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    DeliveryBatch invoke(DeliverCommandsHandler handler, LeaseToken lease, int shard, DeliveryBatch batch, TestContext context) {
+        return invoke(handler, input(window(), lease, shard, batch), context);
+    }
+
+    Map<String, AttributeValue> command(String operationId) {
+        return dynamo.getItem(b -> b.tableName(engine.tables().releaseCommands()).consistentRead(true)
+                .key(Map.of(ReleaseCommands.OPERATION_ID, AttributeValue.fromS(operationId)))).item();
+    }
+
+    String status(String operationId) {
+        return command(operationId).get(ReleaseCommands.STATUS).s();
+    }
+
+    List<ProviderEffect> effects() {
+        return provider.effects().stream()
+                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests()))
+                .toList();
+    }
+
+    InvariantAudit.Report audit(boolean windowComplete) {
+        return new InvariantAudit(engine.tables()).audit(engine.snapshot(), engine.writes(), effects(),
+                windowComplete ? new InvariantAudit.Completion(CUTOFF, true) : null);
+    }
+
+    @Override
+    public void close() {
+        provider.close();
+    }
+}
