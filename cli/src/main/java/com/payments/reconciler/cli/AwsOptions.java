@@ -1,0 +1,40 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.store.AwsClients;
+import java.net.URI;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/** How the operator commands reach Step Functions: AWS's default credential chain, or a local moto. */
+final class AwsOptions {
+
+    @Option(names = "--state-machine-arn", required = true, paramLabel = "ARN",
+            description = "The reconciler's state machine (the stack output StateMachineArn).")
+    String stateMachineArn;
+
+    @Option(names = "--region", paramLabel = "REGION", description = "AWS region (default: the ARN's region).")
+    String region;
+
+    @Option(names = "--endpoint-url", paramLabel = "URL", description = "Another endpoint for Step Functions, e.g. a local moto.")
+    URI endpointUrl;
+
+    SfnClient sfn() {
+        if (stateMachineArn == null || !stateMachineArn.matches("arn:aws[a-z-]*:states:[a-z0-9-]+:\\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}")) {
+            throw new IllegalArgumentException("--state-machine-arn must be arn:aws:states:REGION:ACCOUNT:stateMachine:NAME, was " + stateMachineArn);
+        }
+        String effectiveRegion = region != null ? region : stateMachineArn.split(":")[3];
+        if (endpointUrl != null) {
+            return new AwsClients(Region.of(effectiveRegion), Optional.of(endpointUrl), List.of()).sfn();
+        }
+        return new AwsClients(Region.of(effectiveRegion), Optional.empty(), List.of()).sfn();
+    }
+
+    /** The console page of an execution. */
+    String consoleUrl(String executionArn) {
+        String r = region != null ? region : stateMachineArn.split(":")[3];
+        return "https://" + r + ".console.aws.amazon.com/states/home?region=" + r + "#/v2/executions/details/" + executionArn;
+    }
+}

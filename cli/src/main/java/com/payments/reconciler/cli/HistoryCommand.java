@@ -1,0 +1,48 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.cli.local.ExecutionFollower;
+import com.payments.reconciler.cli.local.HistoryRenderer;
+import com.payments.reconciler.window.ExecutionName;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.HistoryEvent;
+
+/** {@code history --execution NAME}: the event history, rendered as {@code local} renders it. */
+@Command(name = "history", mixinStandardHelpOptions = true, description = "Print an execution's event history the way the console shows it.")
+final class HistoryCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--execution", required = true, paramLabel = "NAME", description = "reconcile-YYYY-MM-DD or reconcile-YYYY-MM-DD-rerun-N")
+    String execution;
+
+    @Mixin
+    AwsOptions aws;
+
+    @Override
+    public Integer call() {
+        ExecutionName name = ExecutionName.require(execution, "--execution");
+        SfnClient sfn = aws.sfn();
+        String arn = new WindowStarter(sfn, aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
+        List<HistoryEvent> events = new ExecutionFollower(sfn).history(arn);
+        PrintWriter out = spec.commandLine().getOut();
+        if (events.isEmpty()) {
+            return ExitCodes.OK;
+        }
+        HistoryRenderer renderer = new HistoryRenderer(events.getFirst().timestamp());
+        events.forEach(e -> renderer.render(e).ifPresent(out::println));
+        out.println("  " + aws.consoleUrl(arn));
+        return ExitCodes.OK;
+    }
+}

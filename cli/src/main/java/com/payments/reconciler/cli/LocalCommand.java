@@ -1,0 +1,146 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.cli.local.LocalRun;
+import com.payments.reconciler.cli.local.SyntheticData;
+import com.payments.reconciler.cli.report.RunReport;
+import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.workflow.Json;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code bin/reconciler local}: the main job on embedded defaults (design §11). */
+@Command(name = "local", mixinStandardHelpOptions = true,
+        description = "Run one nightly window end to end on the local engines (moto's DynamoDB and Step Functions, "
+                + "the real handlers behind a local Lambda endpoint, a simulated provider).")
+final class LocalCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--window", paramLabel = "YYYY-MM-DD", description = "The window (default: today, UTC).")
+    String window;
+
+    @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations (default: ${DEFAULT-VALUE}).")
+    int authorisations;
+
+    @Option(names = "--settled-fraction", paramLabel = "F", defaultValue = "0.1",
+            description = "Fraction of due authorisations that have a settlement (default: ${DEFAULT-VALUE}).")
+    double settledFraction;
+
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the synthetic data and faults (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Print exactly the report object on stdout; everything else goes to stderr.")
+    boolean json;
+
+    @Option(names = "--dump-state", paramLabel = "DIR", description = "Write tables.jsonl and provider-effects.jsonl into DIR.")
+    Path dumpState;
+
+    @Option(names = "--faults", paramLabel = "SPEC", description = "Injected faults, e.g. ddb-conflict=0.05,ddb-lost-response=0.02,provider-drop=0.1,provider-5xx=0.05")
+    String faults;
+
+    @Option(names = "--dry-run", description = "Decide, write nothing, list what would be released.")
+    boolean dryRun;
+
+    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start or provider-lost-response.")
+    String scenario;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
+    Path workDir;
+
+    @Mixin
+    WindowOptions windowOptions;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter console = json ? err : out;
+        WindowConfig config = windowOptions.config(dryRun);
+        WindowId windowId = window == null ? new WindowId(LocalDate.now(Clock.systemUTC().withZone(config.zone())))
+                : WindowId.parse(window, "--window");
+        LocalRun.Scenario chosen = scenario(scenario);
+        if (authorisations > 1_000_000) {
+            throw new IllegalArgumentException("--authorisations must be from 0 to 1000000, was " + authorisations);
+        }
+        LocalFaults parsed = LocalFaults.parse(faults, seed);
+        LocalRun.Options options = new LocalRun.Options(windowId, config,
+                new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
+                workDir, parsed.dynamo(), parsed.provider(), false);
+        LocalRun.Outcome outcome = new LocalRun(options, line -> {
+            console.println(line);
+            console.flush();
+        }, Clock.systemUTC()).run();
+        RunReport report = outcome.report();
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            printSummary(out, report);
+        }
+        out.flush();
+        boolean ok = report.invariantsHold() && ("SUCCEEDED".equals(report.execution().status()));
+        return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    static LocalRun.Scenario scenario(String name) {
+        if (name == null) {
+            return LocalRun.Scenario.NONE;
+        }
+        return switch (name) {
+            case "failover" -> LocalRun.Scenario.FAILOVER;
+            case "duplicate-start" -> LocalRun.Scenario.DUPLICATE_START;
+            case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
+            default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response; was '" + name + "'");
+        };
+    }
+
+    private static void printSummary(PrintWriter out, RunReport r) {
+        out.println();
+        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)%n", r.window(), r.execution().name(),
+                r.execution().status(), r.execution().duplicateStartsSuppressed());
+        out.println("┌──────────────────────────┬────────────┐");
+        row(out, "authorisations", r.counts().authorisations());
+        row(out, "candidates decided", r.counts().candidates());
+        row(out, "releases requested", r.counts().releaseRequested());
+        row(out, "skipped: settled", r.counts().skippedSettled());
+        row(out, "skipped: changed", r.counts().skippedStale());
+        row(out, "fenced refusals", r.counts().fencedRefusals());
+        row(out, "delivered", r.counts().delivered());
+        row(out, "delivery attempts", r.counts().deliveryAttempts());
+        out.println("├──────────────────────────┼────────────┤");
+        row(out, "state transitions", r.cost().stateTransitions());
+        row(out, "Lambda invocations", r.cost().lambdaInvocations());
+        row(out, "DynamoDB requests", r.cost().dynamodbRequests());
+        row(out, "provider calls", r.cost().providerCalls());
+        out.println("└──────────────────────────┴────────────┘");
+        out.println("invariants: " + String.join("  ", r.invariants().entrySet().stream()
+                .map(e -> e.getKey() + " " + (e.getValue() ? "✓" : "✗ VIOLATED")).toList()));
+    }
+
+    private static void row(PrintWriter out, String label, long value) {
+        out.printf("│ %-24s │ %,10d │%n", label, value);
+    }
+
+    /** The handlers' fault layer and the provider's faults from {@code --faults}. */
+    record LocalFaults(List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> dynamo, ProviderFaults provider) {
+        static LocalFaults parse(String spec, long seed) {
+            if (spec == null || spec.isBlank()) {
+                return new LocalFaults(List.of(), ProviderFaults.NONE);
+            }
+            return FaultFlags.parse(spec, seed);
+        }
+    }
+
+}

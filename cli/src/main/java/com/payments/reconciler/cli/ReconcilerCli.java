@@ -1,0 +1,71 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.InvalidInput;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import software.amazon.awssdk.core.exception.SdkException;
+
+/** {@code bin/reconciler}: the local main job and the operator's commands against AWS. */
+@Command(name = "reconciler", mixinStandardHelpOptions = true, version = "hold-release-reconciler 1.0.0",
+        description = "Nightly hold-release reconciler: run a window locally, or start, rerun, redrive and inspect windows on AWS.",
+        subcommands = {LocalCommand.class, StartCommand.class, RerunCommand.class, RedriveCommand.class,
+                StatusCommand.class, HistoryCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success (a run: SUCCEEDED with I1-I5 true)", "1:run failed, superseded, or an invariant violated",
+                "2:bad usage or input (nothing was started or written)", "3:AWS error (permissions, throttling, endpoint)"})
+public final class ReconcilerCli {
+
+    public static void main(String[] args) {
+        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs one command line; what tests call. */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new ReconcilerCli());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setParameterExceptionHandler((e, a) -> {
+            err.println("error: " + e.getMessage());
+            e.getCommandLine().usage(err);
+            return ExitCodes.BAD_INPUT;
+        });
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            err.println("error: " + describe(e));
+            return exitCodeOf(e);
+        });
+        return cli.execute(args);
+    }
+
+    static int exitCodeOf(Throwable e) {
+        if (e instanceof InvalidInput || e instanceof IllegalArgumentException || e instanceof CommandLine.ParameterException) {
+            return ExitCodes.BAD_INPUT;
+        }
+        if (e instanceof SdkException) {
+            return ExitCodes.AWS_ERROR;
+        }
+        if (e instanceof WindowStarter.WindowBusy) {
+            return ExitCodes.RUN_FAILED;
+        }
+        return ExitCodes.RUN_FAILED;
+    }
+
+    static String describe(Throwable e) {
+        if (e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException aws) {
+            String code = aws.awsErrorDetails() == null ? "" : aws.awsErrorDetails().errorCode();
+            String hint = switch (code == null ? "" : code) {
+                case "AccessDeniedException", "AccessDenied", "UnrecognizedClientException" ->
+                        " — the credentials in use may not call this; check the role/profile (AWS_PROFILE) and the region";
+                case "ThrottlingException", "TooManyRequestsException" -> " — AWS is throttling these calls; retry in a moment";
+                case "StateMachineDoesNotExist", "ResourceNotFoundException" -> " — check --state-machine-arn and --region";
+                default -> "";
+            };
+            return "AWS " + code + ": " + aws.awsErrorDetails().errorMessage() + hint;
+        }
+        if (e instanceof SdkException sdk) {
+            return "could not reach AWS: " + sdk.getMessage() + " — check --endpoint-url, --region and network access";
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+}

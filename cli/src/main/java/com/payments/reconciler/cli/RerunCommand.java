@@ -1,0 +1,54 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.window.StartResult;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
+import java.time.Clock;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code rerun --window W}: a new execution of a window under the next free {@code -rerun-n} name. */
+@Command(name = "rerun", mixinStandardHelpOptions = true,
+        description = "Run a window again as reconcile-W-rerun-N (the next free N). Refused while an execution of the window runs, unless --force.")
+final class RerunCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD")
+    String window;
+
+    @Option(names = "--dry-run", description = "Decide and report; change nothing.")
+    boolean dryRun;
+
+    @Option(names = "--force", description = "Start even though an execution of the window is running (it will be fenced out once its lease expires).")
+    boolean force;
+
+    @Mixin
+    AwsOptions aws;
+
+    @Mixin
+    WindowOptions windowOptions;
+
+    @Override
+    public Integer call() {
+        WindowId id = WindowId.parse(window, "--window");
+        WindowConfig config = windowOptions.config(dryRun);
+        config.requireStartable(id, Clock.systemUTC().instant());
+        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        try {
+            StartResult result = starter.startRerun(id, config.inputFor(id), force);
+            StartCommand.print(spec.commandLine().getOut(), result, aws);
+            return ExitCodes.OK;
+        } catch (WindowStarter.WindowBusy busy) {
+            spec.commandLine().getErr().println("refused: " + busy.getMessage());
+            return ExitCodes.RUN_FAILED;
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.window.ExecutionName;
+import com.payments.reconciler.window.StartResult;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code start --window W}: what the schedule does, by hand (same name, same input). */
+@Command(name = "start", mixinStandardHelpOptions = true,
+        description = "Start a window's scheduled execution (reconcile-W) with the input the schedule would use; a window that already ran says so.")
+final class StartCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD")
+    String window;
+
+    @Mixin
+    AwsOptions aws;
+
+    @Mixin
+    WindowOptions windowOptions;
+
+    @Override
+    public Integer call() {
+        WindowId id = WindowId.parse(window, "--window");
+        WindowConfig config = windowOptions.config(false);
+        config.requireStartable(id, Clock.systemUTC().instant());
+        PrintWriter out = spec.commandLine().getOut();
+        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        StartResult result = starter.start(ExecutionName.scheduled(id), config.inputFor(id));
+        print(out, result, aws);
+        return ExitCodes.OK;
+    }
+
+    static void print(PrintWriter out, StartResult result, AwsOptions aws) {
+        if (result.started()) {
+            out.println("started " + result.executionName());
+        } else {
+            out.println(result.executionName() + " already exists (" + result.existingStatus() + "): duplicate start suppressed"
+                    + (result.differingFields().isEmpty() ? "" : "; its input differs in " + result.differingFields()
+                    + " — use `rerun` to run the window with the current configuration"));
+        }
+        out.println("  " + aws.consoleUrl(result.executionArn()));
+    }
+}

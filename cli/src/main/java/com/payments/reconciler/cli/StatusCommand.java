@@ -1,0 +1,46 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.window.WindowExecution;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code status --window W}: every execution of a window, its status and console link. */
+@Command(name = "status", mixinStandardHelpOptions = true, description = "List a window's executions (scheduled and reruns) with their status and console URL.")
+final class StatusCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD")
+    String window;
+
+    @Mixin
+    AwsOptions aws;
+
+    @Override
+    public Integer call() {
+        WindowId id = WindowId.parse(window, "--window");
+        List<WindowExecution> executions = new WindowStarter(aws.sfn(), aws.stateMachineArn,
+                new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionsOf(id);
+        PrintWriter out = spec.commandLine().getOut();
+        if (executions.isEmpty()) {
+            out.println("window " + id + " has no executions");
+            return ExitCodes.OK;
+        }
+        for (WindowExecution e : executions) {
+            out.printf("%-36s %-10s started %s%s%n  %s%n", e.name(), e.status(), e.startDate(),
+                    e.stopDate() == null ? "" : ", stopped " + e.stopDate(), aws.consoleUrl(e.executionArn()));
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,68 @@
+package com.payments.reconciler.cli.local;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+
+/**
+ * A GC pause at the worst moment: holds the first fenced transaction of one execution's worker (its
+ * owner id starts with the execution name) after it has read and checked its candidate and before the
+ * write reaches DynamoDB, until the scenario lets it go. Local scenarios and tests only.
+ */
+public final class WritePause implements ExecutionInterceptor {
+
+    private final String ownerPrefix;
+    private final AtomicBoolean armed = new AtomicBoolean(true);
+    private final CountDownLatch paused = new CountDownLatch(1);
+    private final CountDownLatch resume = new CountDownLatch(1);
+
+    public WritePause(String executionName) {
+        this.ownerPrefix = executionName + "/";
+    }
+
+    @Override
+    public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+        SdkRequest request = context.request();
+        if (request instanceof TransactWriteItemsRequest tx && isOurs(tx) && armed.compareAndSet(true, false)) {
+            paused.countDown();
+            try {
+                if (!resume.await(10, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("the paused worker was never resumed");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while paused", e);
+            }
+        }
+    }
+
+    /** A release decision (it puts an outbox command) by a worker of our execution. */
+    private boolean isOurs(TransactWriteItemsRequest tx) {
+        boolean decision = tx.transactItems().stream().anyMatch(item -> item.put() != null);
+        for (TransactWriteItem item : tx.transactItems()) {
+            if (decision && item.put() != null) {
+                AttributeValue issuedBy = item.put().item().get(ReleaseCommands.ISSUED_BY);
+                if (issuedBy != null && issuedBy.s() != null && issuedBy.s().startsWith(ownerPrefix)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    public boolean awaitPaused(long timeout, TimeUnit unit) throws InterruptedException {
+        return paused.await(timeout, unit);
+    }
+
+    public void resume() {
+        resume.countDown();
+    }
+}
