@@ -1,10 +1,20 @@
 package com.payments.reconciler.window;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.JsonHandler;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The execution input of one window (design §8): a pure function of the window and the deployed
@@ -12,7 +22,8 @@ import java.time.format.DateTimeParseException;
  * cutoff from here, never from its own clock, so a rerun decides exactly as the first run did.
  *
  * @param windowId the schedule's nominal date, {@code YYYY-MM-DD}
- * @param windowStart the nominal scheduled time of the window
+ * @param windowStart the window's nominal start: its date at the schedule's configured local time, in the
+ *                    schedule's zone ({@link WindowConfig#windowStart}), never the instant a delivery carried
  * @param cutoff {@code windowStart - gracePeriod}: authorisations older than this with no settlement are released
  * @param gracePeriod how long a settlement may take to arrive
  * @param dryRun decide and report, change nothing
@@ -22,7 +33,7 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
                              Boolean dryRun, Integer shards) {
 
     public static final int MAX_SHARDS = 64;
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = com.payments.reconciler.workflow.Json.mapper();
+    private static final ObjectMapper JSON = Json.mapper();
 
     public ExecutionInput {
         if (windowId == null || windowId.isBlank()) {
@@ -64,7 +75,7 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
     public String toJson() {
         try {
             return JSON.writeValueAsString(this);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("execution input not serialisable", e);
         }
     }
@@ -76,21 +87,24 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
 
     public static String sha256(String text) {
         try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(digest);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }
 
     /** Parses an execution input strictly (unknown, missing or mistyped fields are errors naming them). */
     public static ExecutionInput parse(String json) {
-        return com.payments.reconciler.workflow.JsonHandler.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), ExecutionInput.class);
+        if (json == null) {
+            throw new InvalidInput("input", "required, the execution input JSON object");
+        }
+        return JsonHandler.parse(json.getBytes(StandardCharsets.UTF_8), ExecutionInput.class);
     }
 
     /** The fields in which two inputs differ, by name (for the "configuration changed" warning). */
-    public java.util.List<String> differingFields(ExecutionInput other) {
-        java.util.List<String> fields = new java.util.ArrayList<>();
+    public List<String> differingFields(ExecutionInput other) {
+        List<String> fields = new ArrayList<>();
         if (!windowId.equals(other.windowId)) fields.add("windowId");
         if (!windowStart.equals(other.windowStart)) fields.add("windowStart");
         if (!cutoff.equals(other.cutoff)) fields.add("cutoff");

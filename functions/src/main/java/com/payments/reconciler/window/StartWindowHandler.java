@@ -12,6 +12,10 @@ import java.time.Clock;
  * Scheduler's target: floors the occurrence's nominal time to its window, names the execution
  * {@code reconcile-{windowId}}, builds the deterministic input and starts it. A duplicate delivery of
  * the same occurrence (Scheduler is at-least-once) is suppressed, and succeeds.
+ *
+ * <p>The event is strict ({@link ScheduledEvent}: an unknown field is an error): the stack writes the
+ * Scheduler target's input, so a different shape means a misconfigured schedule, and failing makes it
+ * visible (Scheduler retries, then the dead-letter queue) instead of starting a window from a guess.
  */
 public final class StartWindowHandler extends JsonHandler<ScheduledEvent, StartResult> {
 
@@ -26,7 +30,7 @@ public final class StartWindowHandler extends JsonHandler<ScheduledEvent, StartR
     public StartWindowHandler(HandlerEnvironment env) {
         this(new WindowStarter(env.aws().sfn(), env.required(EnvVars.STATE_MACHINE_ARN),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.START_WINDOW.logicalName())),
-                WindowConfig.fromEnvironment(env.env()), env.clock());
+                WindowConfig.fromEnvironment(env), env.clock());
     }
 
     public StartWindowHandler(WindowStarter starter, WindowConfig config, Clock clock) {

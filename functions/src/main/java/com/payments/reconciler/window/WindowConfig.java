@@ -1,6 +1,7 @@
 package com.payments.reconciler.window;
 
 import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.InvalidInput;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -17,6 +18,12 @@ import java.util.Map;
  * <p>The window starts at the schedule's local time on its date ({@link #windowStart}), not at the
  * instant a delivery happened to carry: every delivery, manual start and rerun of one window then
  * produces byte-identical input, and a changed schedule minute cannot split one window into two.
+ * On a daylight-saving day the local time is resolved the way {@link java.time.ZonedDateTime} does
+ * (in a gap it moves forward by the gap's length; in an overlap the earlier offset), which is a pure
+ * function of the date, so it is as deterministic as any other day (docs/decisions.md, "Window start").
+ *
+ * <p>Defaults (an unset or blank variable): {@code SCHEDULE_TIME_ZONE=UTC}, {@code SCHEDULE_LOCAL_TIME=02:00},
+ * {@code GRACE_PERIOD=PT72H}, {@code SHARDS=4}, {@code DRY_RUN=false}, {@code WINDOW_HORIZON_DAYS=30}.
  *
  * @param zone the schedule's time zone
  * @param localTime the schedule's local time of day
@@ -34,6 +41,12 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
     public static final int DEFAULT_HORIZON_DAYS = 30;
 
     public WindowConfig {
+        if (zone == null) {
+            throw new InvalidInput(EnvVars.SCHEDULE_TIME_ZONE, "required, an IANA time zone such as UTC or Europe/London");
+        }
+        if (localTime == null) {
+            throw new InvalidInput(EnvVars.SCHEDULE_LOCAL_TIME, "required, a local time HH:mm such as 02:00");
+        }
         if (gracePeriod == null || gracePeriod.isNegative() || gracePeriod.isZero()) {
             throw new InvalidInput(EnvVars.GRACE_PERIOD, "must be a positive ISO-8601 duration such as PT72H, was " + gracePeriod);
         }
@@ -55,6 +68,11 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
 
     public WindowConfig withShards(int value) {
         return new WindowConfig(zone, localTime, gracePeriod, value, dryRun, horizonDays);
+    }
+
+    /** From a handler's environment; see {@link #fromEnvironment(Map)}. */
+    public static WindowConfig fromEnvironment(HandlerEnvironment env) {
+        return fromEnvironment(env.env());
     }
 
     /** From environment variables; each unset one takes its default, each malformed one is an error naming it. */

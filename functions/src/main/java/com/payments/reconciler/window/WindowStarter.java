@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.DescribeExecutionResponse;
 import software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException;
@@ -45,18 +46,38 @@ public final class WindowStarter {
         return stateMachineArn.substring(0, at) + ":execution:" + stateMachineArn.substring(at + ":stateMachine:".length()) + ":" + name;
     }
 
+    /**
+     * Starts {@code name} with {@code input}, or reports the existing execution of that name as a
+     * suppressed duplicate. DescribeExecution first: Step Functions answers a same-name-same-input start
+     * of a running execution with that execution's ARN, indistinguishable from a fresh start, so only
+     * looking first tells a duplicate delivery apart. Two deliveries racing past the look both get the
+     * one execution (Step Functions guarantees that); the loser then reports {@code started} too, which
+     * undercounts the metric but never starts a second run.
+     */
     public StartResult start(ExecutionName name, ExecutionInput input) {
-        String arn = executionArn(name);
-        Optional<DescribeExecutionResponse> existing = describe(arn);
-        if (existing.isPresent()) {
-            return suppressed(name, input, existing.get());
+        if (!name.window().toString().equals(input.windowId())) {
+            throw new InvalidInput("windowId", "the input is for window " + input.windowId() + " but the name is " + name);
         }
+        MDC.put("windowId", input.windowId());
+        MDC.put("executionName", name.toString());
         try {
-            String started = sfn.startExecution(b -> b.stateMachineArn(stateMachineArn).name(name.toString()).input(input.toJson())).executionArn();
-            LOG.info("started {} for window {} (input sha256 {})", name, input.windowId(), input.sha256());
-            return new StartResult(input.windowId(), name.toString(), started, true, false, input.sha256(), null, List.of(), null);
-        } catch (ExecutionAlreadyExistsException raced) {
-            return suppressed(name, input, describe(arn).orElseThrow(() -> raced));
+            String arn = executionArn(name);
+            Optional<DescribeExecutionResponse> existing = describe(arn);
+            if (existing.isPresent()) {
+                return suppressed(name, input, existing.get());
+            }
+            try {
+                String started = sfn.startExecution(b -> b.stateMachineArn(stateMachineArn).name(name.toString()).input(input.toJson())).executionArn();
+                LOG.info("started {} for window {} (input sha256 {})", name, input.windowId(), input.sha256());
+                // A zero data point on every start, so the alarm tells "no duplicates" from "no data".
+                metrics.count(Metrics.DUPLICATE_STARTS_SUPPRESSED, 0);
+                return new StartResult(input.windowId(), name.toString(), started, true, false, input.sha256(), null, List.of(), null);
+            } catch (ExecutionAlreadyExistsException raced) {
+                return suppressed(name, input, describe(arn).orElseThrow(() -> raced));
+            }
+        } finally {
+            MDC.remove("windowId");
+            MDC.remove("executionName");
         }
     }
 

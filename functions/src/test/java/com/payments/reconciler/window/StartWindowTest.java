@@ -3,6 +3,10 @@ package com.payments.reconciler.window;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.testing.MutableClock;
@@ -19,10 +23,18 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.DescribeExecutionRequest;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
@@ -39,9 +51,24 @@ class StartWindowTest {
     private final WindowConfig config = new WindowConfig(ZoneId.of("UTC"), LocalTime.of(2, 0), Duration.ofHours(72), 4, false, 30);
     private SfnClient sfn;
 
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private LocalDynamo.Engine engine;
+
     @BeforeEach
     void client(LocalDynamo.Engine engine) {
+        this.engine = engine;
         sfn = AwsClients.local(engine.moto().endpoint(), List.of()).sfn();
+        logs.start();
+        starterLog().addAppender(logs);
+    }
+
+    @AfterEach
+    void detachLogs() {
+        starterLog().detachAppender(logs);
+    }
+
+    private static Logger starterLog() {
+        return (Logger) LoggerFactory.getLogger(WindowStarter.class);
     }
 
     private String stateMachine(String definition) {
@@ -78,7 +105,10 @@ class StartWindowTest {
             assertThat(r.existingStatus()).isEqualTo("RUNNING");
         });
         assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
-        assertThat(metricLines).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"DuplicateStartsSuppressed\":1"));
+        assertThat(metricLines).hasSize(3);
+        assertThat(metricLines.getFirst()).contains("\"DuplicateStartsSuppressed\":0");
+        assertThat(metricLines.subList(1, 3)).allSatisfy(line -> assertThat(line)
+                .contains("\"DuplicateStartsSuppressed\":1", "\"Namespace\":\"HoldReleaseReconciler\"", "\"Function\":\"StartWindow\""));
     }
 
     @Test
@@ -102,6 +132,63 @@ class StartWindowTest {
         assertThat(result.duplicateSuppressed()).isTrue();
         assertThat(result.differingFields()).containsExactly("cutoff", "gracePeriod", "shards");
         assertThat(result.inputHash()).isNotEqualTo(result.existingInputHash());
+        assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
+
+        ILoggingEvent warning = logs.list.stream().filter(e -> e.getLevel() == Level.WARN).findFirst().orElseThrow();
+        assertThat(warning.getFormattedMessage()).contains("reconcile-2026-12-01", "[cutoff, gracePeriod, shards]",
+                result.inputHash(), result.existingInputHash());
+        // Hashes and field names only: neither input travels into the logs.
+        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(m -> m.contains("\"gracePeriod\""));
+        assertThat(warning.getMDCPropertyMap()).containsEntry("windowId", "2026-12-01").containsEntry("executionName", "reconcile-2026-12-01");
+    }
+
+    /** The other delivery wins between our look and our start, then closes: StartExecution says ExecutionAlreadyExists. */
+    @Test
+    void losingTheRaceToAClosedExecutionIsSuppressedFromExecutionAlreadyExists() throws Exception {
+        String sm = stateMachine(PASSING);
+        StartResult winner = deliver(handler(sm, config), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        awaitClosed(winner.executionArn());
+
+        StartResult loser;
+        try (SfnClient blind = AwsClients.local(engine.moto().endpoint(), List.of(new FirstLookMisses())).sfn()) {
+            WindowStarter starter = new WindowStarter(blind, sm, new EmfMetrics(clock, "StartWindow", metricLines::add));
+            loser = new StartWindowHandler(starter, config, clock).handle(new ScheduledEvent("2026-12-01T02:00:00Z"), null);
+        }
+
+        assertThat(loser.started()).isFalse();
+        assertThat(loser.duplicateSuppressed()).isTrue();
+        assertThat(loser.executionArn()).isEqualTo(winner.executionArn());
+        assertThat(loser.existingStatus()).isEqualTo("SUCCEEDED");
+        assertThat(metricLines.getLast()).contains("\"DuplicateStartsSuppressed\":1");
+        assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
+    }
+
+    /** Racing a running execution: Step Functions returns the same execution, so still exactly one run. */
+    @Test
+    void losingTheRaceToARunningExecutionStillStartsOnlyOne() throws Exception {
+        String sm = stateMachine(WAITING);
+        StartResult winner = deliver(handler(sm, config), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        WindowId window = WindowId.parse("2026-12-01", "window");
+        StartResult loser;
+        try (SfnClient blind = AwsClients.local(engine.moto().endpoint(), List.of(new FirstLookMisses())).sfn()) {
+            loser = new WindowStarter(blind, sm, new EmfMetrics(clock, "StartWindow", metricLines::add))
+                    .start(ExecutionName.scheduled(window), config.inputFor(window));
+        }
+        assertThat(loser.executionArn()).isEqualTo(winner.executionArn());
+        assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
+    }
+
+    /** Makes the first DescribeExecution ask for an execution that does not exist: our look happened before the other start. */
+    private static final class FirstLookMisses implements ExecutionInterceptor {
+        private final AtomicBoolean missed = new AtomicBoolean();
+
+        @Override
+        public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
+            if (context.request() instanceof DescribeExecutionRequest describe && missed.compareAndSet(false, true)) {
+                return describe.toBuilder().executionArn(describe.executionArn() + "-not-yet").build();
+            }
+            return context.request();
+        }
     }
 
     @Test
@@ -139,6 +226,10 @@ class StartWindowTest {
         assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).isEmpty();
     }
 
+    /**
+     * moto runs executions on its own thread, as Step Functions does; the test proceeds on the state the
+     * engine reports (closed), the poll interval only bounds how long that takes to be seen.
+     */
     private void awaitClosed(String executionArn) throws InterruptedException {
         for (int i = 0; i < 200; i++) {
             if (sfn.describeExecution(b -> b.executionArn(executionArn)).status() != ExecutionStatus.RUNNING) {

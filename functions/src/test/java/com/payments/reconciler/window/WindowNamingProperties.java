@@ -21,7 +21,7 @@ import net.jqwik.api.constraints.IntRange;
 /** Window ids, execution names and inputs: valid, deterministic, distinct (design §8). */
 class WindowNamingProperties {
 
-    private static final String[] ZONES = {"UTC", "Europe/London", "America/New_York", "Asia/Kolkata", "Australia/Sydney", "Pacific/Chatham"};
+    private static final String[] ZONES = {"UTC", "Europe/London", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Sydney", "Pacific/Chatham"};
 
     @Provide
     Arbitrary<LocalDate> dates() {
@@ -63,6 +63,30 @@ class WindowNamingProperties {
         assertThat(fromZ.date()).isEqualTo(nominal.toLocalDate());
         assertThat(config.inputFor(fromZ).toJson()).isEqualTo(config.inputFor(fromOffset).toJson());
         assertThat(ExecutionName.scheduled(fromZ)).isEqualTo(ExecutionName.scheduled(fromOffset));
+    }
+
+    /**
+     * Whatever instant of the window's local day a start comes from (a delayed delivery, a manual start, a
+     * rerun), the input is the one the nominal occurrence gives: the window start is rebuilt from the date.
+     */
+    @Property(tries = 500)
+    void anyInstantOfTheLocalDayGivesTheNominalInput(@ForAll("dates") LocalDate date, @ForAll("zones") ZoneId zone,
+                                                     @ForAll @IntRange(min = 0, max = 23) int scheduleHour,
+                                                     @ForAll @IntRange(min = 0, max = 24 * 60 - 1) int minuteOfDay) {
+        WindowConfig config = new WindowConfig(zone, LocalTime.of(scheduleHour, 30), Duration.ofHours(72), 4, false, 30);
+        Instant dayStart = date.atStartOfDay(zone).toInstant();
+        Instant nextDay = date.plusDays(1).atStartOfDay(zone).toInstant();
+        Instant someInstant = dayStart.plus(Duration.ofMinutes(minuteOfDay));
+        // DST days are 23 or 25 hours long: stay inside this local date.
+        if (!someInstant.isBefore(nextDay)) {
+            someInstant = nextDay.minusSeconds(1);
+        }
+        Instant nominal = config.windowStart(new WindowId(date));
+        String expected = config.inputFor(WindowId.fromScheduledTime(nominal.toString(), zone)).toJson();
+        assertThat(config.inputFor(WindowId.fromScheduledTime(someInstant.toString(), zone)).toJson()).isEqualTo(expected);
+        assertThat(config.inputFor(WindowId.fromScheduledTime(someInstant.atZone(zone).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), zone))
+                .toJson()).isEqualTo(expected);
+        assertThat(expected).contains("\"windowId\":\"" + date + "\"").contains("\"windowStart\":\"" + nominal + "\"");
     }
 
     @Property(tries = 200)

@@ -1,0 +1,114 @@
+package com.payments.reconciler.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.InvalidInput;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The configuration a window's input comes from, and the exact bytes of that input. */
+class WindowConfigTest {
+
+    private static final WindowId DEC_1 = WindowId.parse("2026-12-01", "window");
+
+    @Test
+    void unsetVariablesTakeTheDocumentedDefaults() {
+        WindowConfig config = WindowConfig.fromEnvironment(Map.of(EnvVars.STATE_MACHINE_ARN, "arn:aws:states:eu-west-1:1:stateMachine:r"));
+        assertThat(config).isEqualTo(new WindowConfig(ZoneId.of("UTC"), LocalTime.of(2, 0), Duration.ofHours(72), 4, false, 30));
+        assertThat(config).isEqualTo(WindowConfig.defaults());
+    }
+
+    @Test
+    void everyVariableIsRead() {
+        WindowConfig config = WindowConfig.fromEnvironment(Map.of(
+                EnvVars.SCHEDULE_TIME_ZONE, "Europe/London", EnvVars.SCHEDULE_LOCAL_TIME, "01:30",
+                EnvVars.GRACE_PERIOD, "PT48H", EnvVars.SHARDS, "8", EnvVars.DRY_RUN, "true", EnvVars.WINDOW_HORIZON_DAYS, "7"));
+        assertThat(config).isEqualTo(new WindowConfig(ZoneId.of("Europe/London"), LocalTime.of(1, 30), Duration.ofHours(48), 8, true, 7));
+    }
+
+    @Test
+    void malformedVariablesAreErrorsNamingTheVariable() {
+        Map<String, String> bad = Map.of(
+                EnvVars.SCHEDULE_TIME_ZONE, "Europe/Londres",
+                EnvVars.SCHEDULE_LOCAL_TIME, "2am",
+                EnvVars.GRACE_PERIOD, "72h",
+                EnvVars.SHARDS, "four",
+                EnvVars.DRY_RUN, "yes",
+                EnvVars.WINDOW_HORIZON_DAYS, "a month");
+        bad.forEach((name, value) -> assertThatThrownBy(() -> WindowConfig.fromEnvironment(Map.of(name, value)))
+                .as(name).isInstanceOf(InvalidInput.class)
+                .hasMessageStartingWith(name + ": must be ").hasMessageContaining("'" + value + "'"));
+        for (Map.Entry<String, String> outOfRange : Map.of(EnvVars.GRACE_PERIOD, "PT0S", EnvVars.SHARDS, "0",
+                EnvVars.WINDOW_HORIZON_DAYS, "0").entrySet()) {
+            assertThatThrownBy(() -> WindowConfig.fromEnvironment(Map.ofEntries(outOfRange)))
+                    .as(outOfRange.getKey()).isInstanceOf(InvalidInput.class).hasMessageStartingWith(outOfRange.getKey() + ": ");
+        }
+    }
+
+    /** Pinned bytes: a change here changes every future execution's input, so it must be deliberate. */
+    @Test
+    void canonicalInputBytesAndHash() {
+        ExecutionInput input = WindowConfig.defaults().inputFor(DEC_1);
+        String json = "{\"windowId\":\"2026-12-01\",\"windowStart\":\"2026-12-01T02:00:00Z\",\"cutoff\":\"2026-11-28T02:00:00Z\","
+                + "\"gracePeriod\":\"PT72H\",\"dryRun\":false,\"shards\":4}";
+        assertThat(input.toJson()).isEqualTo(json);
+        assertThat(input.sha256()).isEqualTo(ExecutionInput.sha256(json)).hasSize(64).matches("[0-9a-f]+");
+        assertThat(ExecutionInput.parse(json)).isEqualTo(input);
+    }
+
+    @Test
+    void windowStartIsTheScheduleLocalTimeInTheZoneAcrossDaylightSaving() {
+        WindowConfig london = new WindowConfig(ZoneId.of("Europe/London"), LocalTime.of(2, 0), Duration.ofHours(72), 4, false, 30);
+        assertThat(london.windowStart(WindowId.parse("2026-07-01", "w"))).isEqualTo(Instant.parse("2026-07-01T01:00:00Z"));
+        assertThat(london.windowStart(WindowId.parse("2026-12-01", "w"))).isEqualTo(Instant.parse("2026-12-01T02:00:00Z"));
+        // 2026-03-29 01:00-02:00 GMT does not exist in London: 01:30 resolves forward to 02:30 BST.
+        WindowConfig gap = new WindowConfig(ZoneId.of("Europe/London"), LocalTime.of(1, 30), Duration.ofHours(72), 4, false, 30);
+        assertThat(gap.windowStart(WindowId.parse("2026-03-29", "w"))).isEqualTo(Instant.parse("2026-03-29T01:30:00Z"));
+        // 2026-10-25 01:30 happens twice: the earlier (BST) one.
+        assertThat(gap.windowStart(WindowId.parse("2026-10-25", "w"))).isEqualTo(Instant.parse("2026-10-25T00:30:00Z"));
+        // Scheduler's nominal time for that occurrence (either offset) still names the window of that date.
+        assertThat(WindowId.fromScheduledTime("2026-10-25T01:30:00+01:00", ZoneId.of("Europe/London"))).hasToString("2026-10-25");
+        assertThat(WindowId.fromScheduledTime("2026-10-25T01:30:00Z", ZoneId.of("Europe/London"))).hasToString("2026-10-25");
+    }
+
+    @Test
+    void windowIdIsTheLocalDateInTheScheduleZone() {
+        assertThat(WindowId.fromScheduledTime("2026-12-01T23:30:00Z", ZoneId.of("Asia/Kolkata"))).hasToString("2026-12-02");
+        assertThat(WindowId.fromScheduledTime("2026-12-01T02:00:00Z", ZoneId.of("America/New_York"))).hasToString("2026-11-30");
+        assertThat(WindowId.fromScheduledTime("2026-12-01T02:00:00.000Z", ZoneId.of("UTC"))).hasToString("2026-12-01");
+    }
+
+    @Test
+    void executionInputIsParsedStrictly() {
+        String good = WindowConfig.defaults().inputFor(DEC_1).toJson();
+        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("}", ",\"attempt\":2}")))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("attempt: unknown field");
+        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"shards\":4", "\"shards\":\"4\"")))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("shards: ");
+        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"cutoff\":\"2026-11-28T02:00:00Z\"", "\"cutoff\":\"2026-11-29T02:00:00Z\"")))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("cutoff: must equal windowStart - gracePeriod");
+        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"windowId\":\"2026-12-01\"", "\"windowId\":\"2026-12-1\"")))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("windowId: ");
+        assertThatThrownBy(() -> ExecutionInput.parse(good.replace(",\"dryRun\":false", "")))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("dryRun: required");
+        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"gracePeriod\":\"PT72H\"", "\"gracePeriod\":\"3 days\"")))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("gracePeriod: ");
+    }
+
+    @Test
+    void namesOutsideOurFormAreNotOurs() {
+        for (String other : new String[] {"reconcile-2026-12-01-rerun-0", "reconcile-2026-02-30", "reconcile-2026-12-01-rerun-01",
+                "Reconcile-2026-12-01", "reconcile-2026-12-01-retry-1", "reconcile-2026-12-01-rerun-1x", "manual-test", ""}) {
+            assertThat(ExecutionName.parse(other)).as(other).isEmpty();
+        }
+        assertThatThrownBy(() -> ExecutionName.require("reconcile-yesterday", "execution"))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("execution: must be reconcile-YYYY-MM-DD");
+        assertThat(ExecutionName.require("reconcile-2026-12-01-rerun-3", "execution")).isEqualTo(ExecutionName.rerun(DEC_1, 3));
+    }
+}
