@@ -1,0 +1,166 @@
+package com.payments.reconciler.delivery;
+
+import com.payments.reconciler.store.Tables.Idempotency;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
+import com.payments.reconciler.workflow.Timing;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static com.payments.reconciler.store.Attr.s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The guard on Powertools against moto's DynamoDB: once per operation id, with the hazards of the notes closed. */
+@ExtendWith(LocalDynamo.class)
+class PowertoolsOperationGuardTest {
+
+    private static final Duration REMAINING = Duration.ofSeconds(90);
+    private final TestContext context = new TestContext(REMAINING);
+    private final ExecutorService other = Executors.newSingleThreadExecutor();
+    private final AtomicInteger runs = new AtomicInteger();
+    private LocalDynamo.Engine engine;
+    private DynamoDbClient dynamo;
+    private PowertoolsOperationGuard guard;
+
+    @BeforeEach
+    void guard(LocalDynamo.Engine engine) {
+        this.engine = engine;
+        this.dynamo = engine.client();
+        this.guard = new PowertoolsOperationGuard(engine.client(new InProgressExpiryFix(Clock.systemUTC())),
+                engine.tables().idempotency(), Timing.IDEMPOTENCY_EXPIRY);
+    }
+
+    @AfterEach
+    void stop() {
+        other.shutdownNow();
+    }
+
+    private ProviderResult.Final release(String operationId, String fingerprint, String reference) {
+        return guard.once(new GuardedOperation(operationId, fingerprint), context, ProviderResult.Final.class, () -> {
+            runs.incrementAndGet();
+            return new ProviderResult.Released(reference);
+        });
+    }
+
+    @Test
+    void theBodyRunsOnceAndRepeatsGetTheRecordedResult() {
+        assertThat(release("op-1", "a|1|EUR", "PRV-1")).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(release("op-1", "a|1|EUR", "PRV-other")).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(runs).hasValue(1);
+        assertThat(record("op-1").get("status").s()).isEqualTo("COMPLETED");
+    }
+
+    @Test
+    void eachOperationIdHasItsOwnRecord() {
+        assertThat(release("op-1", "a|1|EUR", "PRV-1")).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(release("op-2", "b|1|EUR", "PRV-2")).isEqualTo(new ProviderResult.Released("PRV-2"));
+        assertThat(runs).hasValue(2);
+        assertThat(PowertoolsOperationGuard.recordId("op-1")).isNotEqualTo(PowertoolsOperationGuard.recordId("op-2"));
+    }
+
+    @Test
+    void aRefusalIsRecordedAndReturnedAsARefusal() {
+        ProviderResult.Final refused = guard.once(new GuardedOperation("op-1", "a|1|EUR"), context, ProviderResult.Final.class,
+                () -> new ProviderResult.Rejected("HOLD_NOT_FOUND", "no open hold"));
+
+        assertThat(release("op-1", "a|1|EUR", "PRV-1")).isEqualTo(refused)
+                .isEqualTo(new ProviderResult.Rejected("HOLD_NOT_FOUND", "no open hold"));
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void theSameIdWithAnotherFingerprintIsAMismatchAndTheBodyDoesNotRun() {
+        release("op-1", "a|1|EUR", "PRV-1");
+
+        assertThatThrownBy(() -> release("op-1", "a|999|EUR", "PRV-2")).isInstanceOf(OperationMismatch.class)
+                .hasMessageContaining("op-1");
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void whenTheBodyThrowsNothingIsRecordedAndTheNextCallRunsIt() {
+        assertThatThrownBy(() -> guard.once(new GuardedOperation("op-1", "a|1|EUR"), context, ProviderResult.Final.class,
+                () -> {
+                    throw new IllegalStateException("provider call failed");
+                })).isInstanceOf(IllegalStateException.class).hasMessage("provider call failed");
+        assertThat(record("op-1")).isEmpty();
+
+        assertThat(release("op-1", "a|1|EUR", "PRV-1")).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void whileOneInvocationRunsTheOperationAnotherIsAlreadyInProgressAndTheWindowFollowsTheContext() throws Exception {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        long before = Clock.systemUTC().millis();
+        CompletableFuture<ProviderResult.Final> first = CompletableFuture.supplyAsync(() ->
+                guard.once(new GuardedOperation("op-1", "a|1|EUR"), context, ProviderResult.Final.class, () -> {
+                    running.countDown();
+                    await(finish);
+                    return new ProviderResult.Released("PRV-1");
+                }), other);
+        assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+        long after = Clock.systemUTC().millis();
+
+        Map<String, AttributeValue> inProgress = record("op-1");
+        assertThat(inProgress.get("status").s()).isEqualTo("INPROGRESS");
+        long until = Long.parseLong(inProgress.get("in_progress_expiration").n());
+        assertThat(until).as("now + the invocation's remaining time")
+                .isBetween(before + REMAINING.toMillis(), after + REMAINING.toMillis());
+        assertThatThrownBy(() -> release("op-1", "a|1|EUR", "PRV-2")).isInstanceOf(IdempotencyAlreadyInProgress.class)
+                .hasMessageContaining("op-1");
+
+        finish.countDown();
+        assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(release("op-1", "a|1|EUR", "PRV-3")).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void aContextIsRequired() {
+        assertThatThrownBy(() -> guard.once(new GuardedOperation("op-1", "f"), null, String.class, () -> "x"))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("in-progress window");
+    }
+
+    @Test
+    void theFixRewritesOnlyTheLibrarysSecondsComparison() {
+        String condition = "attribute_not_exists(#id) OR #expiry < :now OR (attribute_exists(#in_progress_expiry) "
+                + "AND #in_progress_expiry < :now AND #status = :inprogress)";
+        assertThat(InProgressExpiryFix.SECONDS_COMPARISON.matcher(condition).replaceAll(InProgressExpiryFix.MILLISECONDS_COMPARISON))
+                .isEqualTo("attribute_not_exists(#id) OR #expiry < :now OR (attribute_exists(#in_progress_expiry) "
+                        + "AND #in_progress_expiry < :now_ms AND #status = :inprogress)");
+        assertThat(InProgressExpiryFix.SECONDS_COMPARISON.matcher("#in_progress_expiry < :now_ms").find()).isFalse();
+    }
+
+    private Map<String, AttributeValue> record(String operationId) {
+        return dynamo.getItem(b -> b.tableName(engine.tables().idempotency()).consistentRead(true)
+                .key(Map.of(Idempotency.ID, s(PowertoolsOperationGuard.recordId(operationId))))).item();
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(30, TimeUnit.SECONDS)) {
+                throw new AssertionError("latch not released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
