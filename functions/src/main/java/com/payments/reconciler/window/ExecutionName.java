@@ -1,6 +1,7 @@
 package com.payments.reconciler.window;
 
 import com.payments.reconciler.workflow.InvalidInput;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,8 +22,9 @@ public record ExecutionName(WindowId window, int rerun) {
     public static final int MAX_RERUN = 999_999;
 
     public ExecutionName {
+        Objects.requireNonNull(window, "window");
         if (rerun < 0 || rerun > MAX_RERUN) {
-            throw new InvalidInput("rerun", "must be from 1 to " + MAX_RERUN + ", was " + rerun);
+            throw new InvalidInput("rerun", "must be 0 (the scheduled run) or a rerun number from 1 to " + MAX_RERUN + ", was " + rerun);
         }
     }
 
