@@ -6,7 +6,11 @@ import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.Gate;
 import com.payments.reconciler.local.provider.SimulatedProvider;
+import com.payments.reconciler.lease.LeaseStore;
+import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.store.Tables.Idempotency;
+import com.payments.reconciler.store.Tables.Leases;
+import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.Fenced;
@@ -25,6 +29,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyInconsistentStateException;
 
 import java.time.Clock;
@@ -33,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -228,6 +234,43 @@ class DeliverCommandsHandlerTest {
         assertThat(w.command(ops.get(2)).get(ReleaseCommands.DELIVERED_EPOCH).n()).isEqualTo("2");
         assertThat(w.effects()).extracting(ProviderEffect::performed).containsOnly(1);
         assertThat(w.audit(true).violations()).isEmpty();
+    }
+
+    @Test
+    void theLeaseIsRenewedWhileTheCallWaitsForADeliveryInFlight(LocalDynamo.Engine engine) throws Exception {
+        DeliveryWorld w = world(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = w.command(lease, "auth-1", "auth-2", "auth-3");
+        Gate second = w.provider.hold(ops.get(1));
+        CountDownLatch renewed = new CountDownLatch(2);   // the renewal at the start, then one while waiting
+        ExecutionInterceptor renewals = new ExecutionInterceptor() {
+            @Override
+            public void afterExecution(Context.AfterExecution ctx, ExecutionAttributes attributes) {
+                if (ctx.request() instanceof UpdateItemRequest update && update.tableName().equals(engine.tables().leases())) {
+                    renewed.countDown();
+                }
+            }
+        };
+        DeliverCommandsHandler handler = new DeliverCommandsHandler(
+                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
+                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
+                new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
+                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
+                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1);
+
+        CompletableFuture<DeliveryBatch> call = CompletableFuture.supplyAsync(
+                () -> w.invoke(handler, lease, 0, null, context), background);
+        assertThat(second.awaitArrival(WAIT)).isTrue();
+        w.clock.advance(Timing.LEASE_RENEW_INTERVAL.plusSeconds(1));
+        assertThat(renewed.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("renewed while waiting").isTrue();
+        second.open();
+
+        assertThat(call.get(WAIT.toSeconds(), TimeUnit.SECONDS).totals().delivered()).isEqualTo(3);
+        Map<String, AttributeValue> leaseItem = w.dynamo.getItem(b -> b.tableName(engine.tables().leases()).consistentRead(true)
+                .key(Map.of(Leases.LEASE_NAME, s(DeliveryWorld.LEASE)))).item();
+        assertThat(Long.parseLong(leaseItem.get(Leases.RENEWED_AT).n())).isEqualTo(w.clock.millis());
+        assertThat(Long.parseLong(leaseItem.get(Leases.EXPIRES_AT).n()))
+                .isEqualTo(w.clock.instant().plus(Timing.LEASE_DURATION).toEpochMilli());
     }
 
     @Test
