@@ -29,7 +29,8 @@ public final class WritePause implements ExecutionInterceptor {
     }
 
     @Override
-    public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+        // beforeExecution runs before the SDK starts its API-call timer: the pause is the worker's, not the request's.
         SdkRequest request = context.request();
         if (request instanceof TransactWriteItemsRequest tx && isOurs(tx) && armed.compareAndSet(true, false)) {
             paused.countDown();

@@ -31,6 +31,9 @@ class WriteLog:
         if path in ("/reconciler-api/write-log/clear", "/moto-api/reset"):
             with self.lock:
                 self.entries = []
+            if path == "/reconciler-api/write-log/clear":
+                start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", "2")])
+                return [b"{}"]
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         op = target.split(".", 1)[1] if target.startswith("DynamoDB_") and "." in target else None
         if op not in WRITE_OPS:
