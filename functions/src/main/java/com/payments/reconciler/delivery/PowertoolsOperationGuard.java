@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -58,7 +59,8 @@ import java.util.function.Supplier;
  * <p>Not exactly-once: if saving the result fails after the body ran, the record stays INPROGRESS and
  * the body runs again after the in-progress window — which is why the provider call carries its own
  * {@code Idempotency-Key}. Powertools keeps one configuration per JVM; this guard re-installs its own
- * before each call, so use one guard at a time per JVM (each handler builds exactly one).
+ * before each call if another replaced it, and serialises the library's bookkeeping (not the bodies)
+ * across threads, see {@link #LIBRARY_STATE}.
  *
  * <p>Record ids are {@code {AWS_LAMBDA_FUNCTION_NAME}.handleRequest#{md5(operationId)}} ({@link #recordId}):
  * renaming the function or {@link IdempotentBody#handleRequest} re-keys every record.
@@ -72,6 +74,14 @@ public final class PowertoolsOperationGuard implements OperationGuard {
     static final String WOVEN_METHOD = "handleRequest";
 
     private static final ObjectMapper JSON = Json.mapper();
+    /**
+     * Guards Powertools' JVM-wide state, not ours: every call re-runs {@code BasePersistenceStore.configure},
+     * which rewrites the store's function-name prefix in two unsynchronised steps, so a key computed by
+     * a concurrent call could get a transient prefix (its INPROGRESS or COMPLETED record written under
+     * another id). Held for the library's bookkeeping before and after the body, released while the
+     * body (the provider call) runs, so deliveries still overlap where they wait.
+     */
+    private static final ReentrantLock LIBRARY_STATE = new ReentrantLock();
 
     private final DynamoDBPersistenceStore store;
     private final IdempotencyConfig config;
@@ -107,10 +117,19 @@ public final class PowertoolsOperationGuard implements OperationGuard {
     @Override
     public <T> T once(GuardedOperation operation, Context context, Class<T> resultType, Supplier<T> run) {
         Objects.requireNonNull(context, "a Lambda context is required: it bounds the in-progress window");
-        installIfReplaced();
-        GuardedCall call = new GuardedCall(operation, () -> serialise(operation, resultType, run.get()));
         String recorded;
+        LIBRARY_STATE.lock();
         try {
+            installIfReplaced();
+            GuardedCall call = new GuardedCall(operation, () -> {
+                // The body (the provider call) runs outside the lock: only the library's bookkeeping is serialised.
+                LIBRARY_STATE.unlock();
+                try {
+                    return serialise(operation, resultType, run.get());
+                } finally {
+                    LIBRARY_STATE.lock();
+                }
+            });
             recorded = body.handleRequest(call, context);
         } catch (IdempotencyAlreadyInProgressException e) {
             throw new IdempotencyAlreadyInProgress("operation " + operation.operationId()
@@ -125,6 +144,8 @@ public final class PowertoolsOperationGuard implements OperationGuard {
             throw new StoreContention("the idempotency store failed for operation " + operation.operationId(), e);
         } catch (IdempotencyKeyException | IdempotencyConfigurationException e) {
             throw new IllegalStateException("idempotency guard misconfigured for operation " + operation.operationId(), e);
+        } finally {
+            LIBRARY_STATE.unlock();
         }
         try {
             return JSON.readerFor(resultType).readValue(recorded);
@@ -146,17 +167,19 @@ public final class PowertoolsOperationGuard implements OperationGuard {
     }
 
     private void install() {
-        synchronized (PowertoolsOperationGuard.class) {
+        LIBRARY_STATE.lock();
+        try {
             Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
+        } finally {
+            LIBRARY_STATE.unlock();
         }
     }
 
+    /** Another guard (a test's negative control) may have replaced the JVM-wide configuration. Under the lock. */
     private void installIfReplaced() {
-        synchronized (PowertoolsOperationGuard.class) {
-            Idempotency idempotency = Idempotency.getInstance();
-            if (idempotency.getConfig() != config || idempotency.getPersistenceStore() != store) {
-                Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
-            }
+        Idempotency idempotency = Idempotency.getInstance();
+        if (idempotency.getConfig() != config || idempotency.getPersistenceStore() != store) {
+            Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
         }
     }
 

@@ -13,11 +13,16 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -130,6 +135,44 @@ class PowertoolsOperationGuardTest {
         assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(new ProviderResult.Released("PRV-1"));
         assertThat(release("op-1", "a|1|EUR", "PRV-3")).isEqualTo(new ProviderResult.Released("PRV-1"));
         assertThat(runs).hasValue(0);
+    }
+
+    @Test
+    void concurrentCallsOverlapInTheirBodiesAndEveryRecordLandsUnderItsOwnId() throws Exception {
+        int threads = 8;
+        int operations = 48;
+        CountDownLatch allRunningAtOnce = new CountDownLatch(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<ProviderResult.Final>> results = new ArrayList<>();
+            for (int i = 0; i < operations; i++) {
+                String op = "op-" + i;
+                boolean firstWave = i < threads;
+                results.add(pool.submit(() -> guard.once(new GuardedOperation(op, op + "|1|EUR"), context,
+                        ProviderResult.Final.class, () -> {
+                            runs.incrementAndGet();
+                            if (firstWave) {
+                                // Only possible if bodies run concurrently: the guard serialises bookkeeping, not bodies.
+                                allRunningAtOnce.countDown();
+                                await(allRunningAtOnce);
+                            }
+                            return new ProviderResult.Released("PRV-" + op);
+                        })));
+            }
+            for (int i = 0; i < operations; i++) {
+                assertThat(results.get(i).get(60, TimeUnit.SECONDS)).isEqualTo(new ProviderResult.Released("PRV-op-" + i));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(runs).hasValue(operations);
+        Set<String> expected = new HashSet<>();
+        for (int i = 0; i < operations; i++) {
+            expected.add(PowertoolsOperationGuard.recordId("op-" + i));
+        }
+        List<Map<String, AttributeValue>> records = dynamo.scan(b -> b.tableName(engine.tables().idempotency())).items();
+        assertThat(records).extracting(r -> r.get(Idempotency.ID).s()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(records).allSatisfy(r -> assertThat(r.get("status").s()).isEqualTo("COMPLETED"));
     }
 
     @Test
