@@ -153,6 +153,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final AtomicLong rejected = new AtomicLong();
         private final AtomicLong attempts = new AtomicLong();
         private Instant lastRenewal;
+        private int started;
 
         Call(DeliveryRequest request, Context context, Map<String, String> logContext) {
             this.request = request;
@@ -169,30 +170,22 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 return new DeliveryBatch(false, request.batch().totals().plus(new DeliveryTotals(1, 0, 0, 0)));
             }
             boolean exhausted = false;
-            int started = 0;
             try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
                 try {
                     exhausted = dispatchAll(workers);
                 } catch (RuntimeException e) {
                     failures.add(e);
                 }
-                started = started();
                 awaitInFlight();
             }
             long deliveredNow = delivered.get();
             long rejectedNow = rejected.get();
             metrics.count(Map.of(Metrics.DELIVERIES, deliveredNow, Metrics.DELIVERY_REJECTED, rejectedNow));
-            LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} provider requests, {} failures, more {}",
-                    started, deliveredNow, rejectedNow, attempts.get(), failures.count(), !exhausted);
+            LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} provider requests, {} failures, shard read to the end {}",
+                    started, deliveredNow, rejectedNow, attempts.get(), failures.count(), exhausted);
             failures.throwIfAny();
             DeliveryTotals call = new DeliveryTotals(1, deliveredNow, rejectedNow, attempts.get());
             return new DeliveryBatch(!exhausted, request.batch().totals().plus(call));
-        }
-
-        private int dispatched;
-
-        private int started() {
-            return dispatched;
         }
 
         /** Returns whether every pending command of the shard was started. */
@@ -209,7 +202,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                         slots.release();
                         return false;
                     }
-                    dispatched++;
+                    started++;
                     workers.execute(() -> {
                         try {
                             deliverOne(command);
