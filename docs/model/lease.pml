@@ -66,13 +66,6 @@
 #define RELEASE_REQUESTED 1
 #define SETTLED           2
 
-/* A worker's view of its current candidate (worker-local) */
-#define NONE      0   /* nothing in hand                                        */
-#define PENDING   1   /* the read listed it as pending: go and write            */
-#define COMMITTED 2   /* the transaction committed                              */
-#define REFUSED   3   /* Stale / Settled / AlreadyCommanded: decide again later */
-#define FENCED_   4   /* Fenced: stop at once, never retried -> Superseded      */
-
 /* Owner ids.  The design's owner id is unique per acquisition attempt
  * ({executionName}/{uuid}, minted by the MintOwnerId Pass state and reused by
  * every retry of AcquireLease).  The model names an attempt by its worker and
@@ -111,17 +104,19 @@ byte epochHighWater = 0;    /* highest epoch the lease ever held = the epoch of
                              * the latest committed takeover                   */
 byte issued[NA];            /* release commands committed per authorisation   */
 
-/* Scratch for the assertions, so that a violation names its invariant.  hidden:
- * not part of the state vector; always assigned right before it is read. */
-hidden byte I1_no_stale_commit;
-hidden byte I2_one_command_per_authorisation;
-hidden byte I3_not_settled_at_decision;
-hidden byte I5_epoch_never_decreases;
+/* Scratch for the assertions, so that a violation names its invariant.  Each
+ * is set, asserted and cleared inside one atomic step, so between steps it is
+ * always false and adds no states. */
+bool I1_no_stale_commit;
+bool I2_one_command_per_authorisation;
+bool I3_not_settled_at_decision;
+bool I5_epoch_never_decreases;
 
 /* I5: checked at every write of the lease item (epoch only changes there). */
 #define CHECK_I5 \
   I5_epoch_never_decreases = (leaseEpoch >= epochHighWater); \
   assert(I5_epoch_never_decreases); \
+  I5_epoch_never_decreases = false; \
   epochHighWater = leaseEpoch
 
 /* Item 0 of the protected write: the fence, per variant. */
@@ -265,14 +260,17 @@ active [NW] proctype worker()
                :: else -> skip
                fi;
                assert(I1_no_stale_commit);
+               I1_no_stale_commit = false;
                /* I3 no release of a settled authorisation at decision time. */
                I3_not_settled_at_decision = !settled[a];
                assert(I3_not_settled_at_decision);
+               I3_not_settled_at_decision = false;
                /* At most one release command per authorisation: the outbox
                 * side of I2 (one operation id, issued once). */
                issued[a]++;
                I2_one_command_per_authorisation = (issued[a] <= 1);
                assert(I2_one_command_per_authorisation);
+               I2_one_command_per_authorisation = false;
                auth[a].state = RELEASE_REQUESTED;
                auth[a].version = auth[a].version + 1;
 #ifdef HIGHEST_EPOCH_SEEN
