@@ -71,6 +71,7 @@ final class LocalCommand implements Callable<Integer> {
         WindowConfig config = windowOptions.config(dryRun);
         WindowId windowId = window == null ? new WindowId(LocalDate.now(Clock.systemUTC().withZone(config.zone())))
                 : WindowId.parse(window, "--window");
+        config.requireStartable(windowId, Clock.systemUTC().instant());
         LocalRun.Scenario chosen = scenario(scenario);
         if (authorisations > 1_000_000) {
             throw new IllegalArgumentException("--authorisations must be from 0 to 1000000, was " + authorisations);

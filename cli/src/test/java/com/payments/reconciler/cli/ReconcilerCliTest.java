@@ -1,0 +1,213 @@
+package com.payments.reconciler.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.local.moto.MotoServer;
+import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.workflow.Json;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.util.Iterator;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/** {@code bin/reconciler} as a user meets it: output, exit codes and clear errors. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ReconcilerCliTest {
+
+    private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
+    private final String today = LocalDate.now(Clock.systemUTC()).toString();
+    private MotoServer moto;
+
+    record Result(int exit, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = ReconcilerCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    @AfterAll
+    void stop() {
+        if (moto != null) {
+            moto.close();
+        }
+    }
+
+    @Test
+    void localJsonPrintsExactlyTheReportAndDumpsTheState() throws Exception {
+        Path dump = BUILD.resolve("cli-dump-" + UUID.randomUUID());
+        Result r = run("local", "--authorisations", "60", "--window", today, "--json", "--dump-state", dump.toString(),
+                "--work-dir", BUILD.resolve("cli-local").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants");
+        assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
+                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts");
+        assertThat(fieldNames(report.get("cost"))).containsExactly("stateTransitions", "lambdaInvocations", "dynamodbRequests", "providerCalls");
+        assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today);
+        assertThat(report.at("/execution/status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(report.at("/execution/duplicateStartsSuppressed").asInt()).isEqualTo(1);
+        assertThat(report.at("/counts/authorisations").asInt()).isEqualTo(60);
+        assertThat(report.at("/counts/delivered").asLong()).isEqualTo(report.at("/counts/releaseRequested").asLong()).isPositive();
+        assertThat(report.get("invariants").properties()).hasSize(5).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
+
+        List<String> tables = Files.readAllLines(dump.resolve("tables.jsonl"));
+        assertThat(tables).anySatisfy(line -> assertThat(Json.mapper().readTree(line).get("table").asText()).isEqualTo("Authorisations"));
+        assertThat(tables).allSatisfy(line -> assertThat(fieldNames(Json.mapper().readTree(line))).containsExactly("table", "item"));
+        List<String> effects = Files.readAllLines(dump.resolve("provider-effects.jsonl"));
+        assertThat(effects).hasSize(report.at("/counts/delivered").asInt())
+                .allSatisfy(line -> assertThat(Json.mapper().readTree(line).get("performed").asInt()).isEqualTo(1));
+    }
+
+    @Test
+    void failoverScenarioShowsTheRefusalAndTheInvariantsHold() throws Exception {
+        Result r = run("local", "--scenario", "failover", "--authorisations", "40", "--window", today, "--json",
+                "--work-dir", BUILD.resolve("cli-failover").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(report.at("/counts/fencedRefusals").asInt()).isGreaterThanOrEqualTo(1);
+        assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today + "-rerun-1");
+        assertThat(report.get("invariants").properties()).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
+        assertThat(r.err()).contains("Superseded");
+    }
+
+    @Test
+    void duplicateStartScenarioRunsOneExecution() throws Exception {
+        Result r = run("local", "--scenario", "duplicate-start", "--authorisations", "30", "--window", today, "--json",
+                "--work-dir", BUILD.resolve("cli-duplicate").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(Json.mapper().readTree(r.out()).at("/execution/duplicateStartsSuppressed").asInt()).isEqualTo(3);
+        assertThat(r.err()).contains("executions of the state machine: 1");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "local --authorisations -1|--authorisations",
+            "local --settled-fraction 1.5|--settled-fraction",
+            "local --settled-fraction x|--settled-fraction",
+            "local --scenario chaos-monkey|--scenario",
+            "local --window 2026-13-01|--window",
+            "local --window tomorrow|--window",
+            "local --window 2020-01-01|window",
+            "local --shards 0|SHARDS",
+            "local --grace-period 72h|--grace-period",
+            "local --time-zone Mars/Olympus|--time-zone",
+            "local --no-such-flag|--no-such-flag",
+            "start --window 2026-12-01|--state-machine-arn",
+            "start --window 2026-12-01 --state-machine-arn not-an-arn|--state-machine-arn",
+            "history --execution nightly-run --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x|--execution",
+            "redrive --execution reconcile-2026-12-01; --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x|--execution",
+            "rerun --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x|--window",
+            "frobnicate|frobnicate"})
+    void badUsageExitsWithTwoNamingTheProblem(String commandLine, String named) {
+        Result r = run(commandLine.split(" "));
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(r.err()).contains(named);
+    }
+
+    private String stateMachine(String definition) {
+        if (moto == null) {
+            moto = MotoServer.start(BUILD.resolve("cli-moto"));
+        }
+        SfnClient sfn = AwsClients.local(moto.endpoint(), List.of()).sfn();
+        return sfn.createStateMachine(b -> b.name("reconciler-" + UUID.randomUUID()).definition(definition)
+                .roleArn("arn:aws:iam::123456789012:role/test")).stateMachineArn();
+    }
+
+    @Test
+    void operatorCommandsAgainstTheStepFunctionsApi() {
+        String sm = stateMachine("{\"StartAt\":\"Hold\",\"States\":{\"Hold\":{\"Type\":\"Wait\",\"Seconds\":600,\"End\":true}}}");
+        String[] aws = {"--state-machine-arn", sm, "--endpoint-url", moto.endpoint().toString()};
+        Result started = run(concat(new String[] {"start", "--window", today}, aws));
+        assertThat(started.exit()).as(started.err()).isZero();
+        assertThat(started.out()).contains("started reconcile-" + today).contains("console.aws.amazon.com/states");
+
+        Result again = run(concat(new String[] {"start", "--window", today}, aws));
+        assertThat(again.exit()).isZero();
+        assertThat(again.out()).contains("already exists (RUNNING): duplicate start suppressed");
+
+        Result refused = run(concat(new String[] {"rerun", "--window", today}, aws));
+        assertThat(refused.exit()).isEqualTo(ExitCodes.RUN_FAILED);
+        assertThat(refused.err()).contains("running execution reconcile-" + today).contains("--force");
+
+        Result forced = run(concat(new String[] {"rerun", "--window", today, "--force", "--dry-run"}, aws));
+        assertThat(forced.exit()).as(forced.err()).isZero();
+        assertThat(forced.out()).contains("started reconcile-" + today + "-rerun-1");
+
+        Result status = run(concat(new String[] {"status", "--window", today}, aws));
+        assertThat(status.exit()).isZero();
+        assertThat(status.out()).contains("reconcile-" + today + " ").contains("reconcile-" + today + "-rerun-1").contains("RUNNING");
+
+        Result history = run(concat(new String[] {"history", "--execution", "reconcile-" + today}, aws));
+        assertThat(history.exit()).as(history.err()).isZero();
+        assertThat(history.out()).contains("execution started").contains("→ Hold");
+    }
+
+    @Test
+    void redriveAgainstARecordedResponse() {
+        try (FakeStepFunctions fake = new FakeStepFunctions()) {
+            String arn = "arn:aws:states:eu-west-1:123456789012:stateMachine:reconciler";
+            fake.answer("DescribeExecution", 200, "{\"executionArn\":\"arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01\","
+                    + "\"stateMachineArn\":\"" + arn + "\",\"name\":\"reconcile-2026-12-01\",\"status\":\"FAILED\",\"startDate\":1796176800,"
+                    + "\"stopDate\":" + (Clock.systemUTC().millis() / 1000 - 3600) + ",\"error\":\"RunFailed\"}")
+                .answer("RedriveExecution", 200, "{\"redriveDate\":" + Clock.systemUTC().millis() / 1000 + "}");
+            Result r = run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out()).contains("redriven reconcile-2026-12-01");
+            assertThat(fake.calls("RedriveExecution")).isEqualTo(1);
+
+            fake.answer("DescribeExecution", 200, "{\"executionArn\":\"arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01\","
+                    + "\"stateMachineArn\":\"" + arn + "\",\"name\":\"reconcile-2026-12-01\",\"status\":\"FAILED\",\"startDate\":1796176800,"
+                    + "\"stopDate\":1796180400,\"error\":\"Superseded\"}");
+            Result superseded = run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            assertThat(superseded.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+            assertThat(superseded.err()).contains("superseded").contains("rerun --window 2026-12-01");
+            assertThat(fake.calls("RedriveExecution")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void accessDeniedAndThrottlingAreAwsErrorsWithAClearMessage() {
+        try (FakeStepFunctions fake = new FakeStepFunctions()) {
+            String arn = "arn:aws:states:eu-west-1:123456789012:stateMachine:reconciler";
+            fake.answer("ListExecutions", 400, "{\"__type\":\"com.amazon.coral.service#AccessDeniedException\",\"message\":\"User: arn:aws:iam::123456789012:user/ops is not authorized to perform: states:ListExecutions\"}");
+            Result denied = run("status", "--window", "2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            assertThat(denied.exit()).isEqualTo(ExitCodes.AWS_ERROR);
+            assertThat(denied.err()).contains("AccessDeniedException").contains("not authorized").contains("credentials");
+
+            fake.answer("ListExecutions", 400, "{\"__type\":\"ThrottlingException\",\"message\":\"Rate exceeded\"}");
+            Result throttled = run("status", "--window", "2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            assertThat(throttled.exit()).isEqualTo(ExitCodes.AWS_ERROR);
+            assertThat(throttled.err()).contains("ThrottlingException").contains("retry");
+            assertThat(fake.calls("ListExecutions")).as("the SDK retried the throttled call before giving up").isGreaterThan(2);
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new java.util.ArrayList<>();
+        Iterator<String> it = node.fieldNames();
+        it.forEachRemaining(names::add);
+        return names;
+    }
+}
