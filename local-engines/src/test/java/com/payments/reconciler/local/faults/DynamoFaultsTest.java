@@ -1,0 +1,359 @@
+package com.payments.reconciler.local.faults;
+
+import com.payments.reconciler.local.moto.MotoServer;
+import com.payments.reconciler.local.moto.WriteLog;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.IdempotentParameterMismatchException;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.ThrottlingException;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The fault layer against moto through the real SDK: what is applied, what the caller sees, what is counted. */
+class DynamoFaultsTest {
+
+    private static final String TABLE = "faults-test";
+    private static MotoServer moto;
+
+    private final List<DynamoDbClient> opened = new ArrayList<>();
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-01T02:00:00Z"));
+    private final InstantSource clock = () -> now.get();
+    private final AttemptCounter attempts = new AttemptCounter();
+    private DynamoDbClient plain;
+
+    @BeforeAll
+    static void start() {
+        moto = MotoServer.start(Path.of(System.getProperty("reconciler.target", "target")).resolve("moto-faults"));
+    }
+
+    @AfterAll
+    static void stop() {
+        moto.close();
+    }
+
+    @BeforeEach
+    void table() {
+        moto.reset();
+        plain = client();
+        plain.createTable(b -> b.tableName(TABLE).billingMode(BillingMode.PAY_PER_REQUEST)
+                .keySchema(k -> k.attributeName("id").keyType(KeyType.HASH))
+                .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S)));
+    }
+
+    @AfterEach
+    void close() {
+        opened.forEach(DynamoDbClient::close);
+    }
+
+    @Test
+    void aThrottledAttemptIsNotAppliedAndTheSdkRetriesItAsThrottling() {
+        DynamoFaults faults = DynamoFaults.builder(1).build();
+        DynamoDbClient dynamo = client(attempts, faults);
+        faults.inject(DynamoOperation.UPDATE_ITEM, 1, Fault.PROVISIONED_THROUGHPUT_EXCEEDED);
+
+        increment(dynamo, "a");
+
+        assertThat(counter("a")).isEqualTo(1);
+        assertThat(attempts.sent()).as("first attempt refused before sending, the retry sent").isEqualTo(1);
+        assertThat(attempts.started()).isEqualTo(2);
+        assertThat(faults.counts()).containsEntry(Fault.PROVISIONED_THROUGHPUT_EXCEEDED, 1L).containsEntry(Fault.RESPONSE_LOST, 0L);
+        assertThat(faults.count(Fault.PROVISIONED_THROUGHPUT_EXCEEDED, DynamoOperation.UPDATE_ITEM)).isEqualTo(1);
+    }
+
+    @Test
+    void throttlingOnEveryAttemptReachesTheCallerAndNothingIsApplied() {
+        DynamoFaults faults = DynamoFaults.builder(1).build();
+        DynamoDbClient dynamo = client(attempts, faults);
+        faults.inject(DynamoOperation.UPDATE_ITEM, 3, Fault.THROTTLING);
+
+        assertThatThrownBy(() -> increment(dynamo, "a"))
+                .isInstanceOfSatisfying(ThrottlingException.class, e -> {
+                    assertThat(e.isThrottlingException()).isTrue();
+                    assertThat(e.statusCode()).isEqualTo(400);
+                    assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ThrottlingException");
+                });
+        assertThat(attempts.started()).as("the SDK's standard policy: 3 attempts").isEqualTo(3);
+        assertThat(attempts.sent()).isZero();
+        assertThat(plain.getItem(b -> b.tableName(TABLE).key(key("a"))).hasItem()).isFalse();
+        assertThat(new WriteLog(moto.endpoint()).entries()).isEmpty();
+        assertThat(faults.counts()).containsEntry(Fault.THROTTLING, 3L);
+    }
+
+    @Test
+    void aConflictCancelsTheWholeTransactionWithOneReasonPerItem() {
+        DynamoFaults faults = DynamoFaults.builder(7).build();
+        DynamoDbClient dynamo = client(attempts, faults);
+        faults.inject(DynamoOperation.TRANSACT_WRITE_ITEMS, 1, Fault.TRANSACTION_CONFLICT);
+
+        assertThatThrownBy(() -> dynamo.transactWriteItems(threeIncrements("x")))
+                .isInstanceOfSatisfying(TransactionCanceledException.class, e -> {
+                    List<String> codes = e.cancellationReasons().stream().map(CancellationReason::code).toList();
+                    assertThat(codes).hasSize(3);
+                    assertThat(codes).filteredOn("TransactionConflict"::equals).hasSize(1);
+                    assertThat(codes).filteredOn("None"::equals).hasSize(2);
+                    assertThat(e.getMessage()).contains("Transaction cancelled, please refer cancellation reasons");
+                    assertThat(e.isThrottlingException()).isFalse();
+                });
+        assertThat(attempts.started()).as("the SDK does not retry a cancelled transaction").isEqualTo(1);
+        assertThat(counter("x-0")).isZero();
+        assertThat(counter("x-1")).isZero();
+        assertThat(counter("x-2")).isZero();
+        assertThat(faults.counts()).containsEntry(Fault.TRANSACTION_CONFLICT, 1L);
+    }
+
+    @Test
+    void aLostResponseOfANonIdempotentUpdateIsAppliedTwiceByTheSdkRetryAsOnAws() {
+        DynamoFaults faults = DynamoFaults.builder(1).build();
+        DynamoDbClient dynamo = client(attempts, faults);
+        faults.inject(DynamoOperation.UPDATE_ITEM, 1, Fault.RESPONSE_LOST);
+
+        increment(dynamo, "a");
+
+        assertThat(counter("a")).as("the hazard conditional writes guard against").isEqualTo(2);
+        assertThat(attempts.sent()).isEqualTo(2);
+        assertThat(faults.counts()).containsEntry(Fault.RESPONSE_LOST, 1L);
+    }
+
+    @Test
+    void lostResponsesOnEveryAttemptEndAsAnIoErrorAfterEveryAttemptWasApplied() {
+        DynamoFaults faults = DynamoFaults.builder(1).build();
+        DynamoDbClient dynamo = client(attempts, faults);
+        faults.inject(DynamoOperation.UPDATE_ITEM, 3, Fault.RESPONSE_LOST);
+
+        assertThatThrownBy(() -> increment(dynamo, "a"))
+                .isInstanceOf(SdkClientException.class)
+                .hasRootCauseInstanceOf(IOException.class);
+        assertThat(counter("a")).isEqualTo(3);
+    }
+
+    @Test
+    void theSdkRetryOfATransactionWhoseResponseWasLostIsAnsweredFromItsTokenNotAppliedAgain() {
+        DynamoFaults faults = DynamoFaults.builder(1).clock(clock).build();
+        DynamoDbClient dynamo = client(attempts, faults);
+        faults.inject(DynamoOperation.TRANSACT_WRITE_ITEMS, 1, Fault.RESPONSE_LOST);
+
+        // No token given: the SDK generates one per call and keeps it across its retries.
+        dynamo.transactWriteItems(threeIncrements("t"));
+
+        assertThat(counter("t-0")).isEqualTo(1);
+        assertThat(counter("t-2")).isEqualTo(1);
+        assertThat(attempts.sent()).isEqualTo(2);
+        assertThat(faults.tokenReplays()).isEqualTo(1);
+        assertThat(faults.counts()).containsEntry(Fault.RESPONSE_LOST, 1L);
+        assertThat(new WriteLog(moto.endpoint()).entries()).as("only the first attempt was applied").hasSize(1);
+    }
+
+    @Test
+    void theSameTokenAndRequestWithinTenMinutesIsAnsweredWithoutBeingAppliedAndAfterwardsIsNew() {
+        DynamoFaults faults = DynamoFaults.builder(1).clock(clock).build();
+        DynamoDbClient dynamo = client(faults);
+        TransactWriteItemsRequest request = threeIncrements("t").toBuilder().clientRequestToken("token-1").build();
+
+        dynamo.transactWriteItems(request);
+        now.set(now.get().plus(Duration.ofMinutes(10)));
+        dynamo.transactWriteItems(request);
+        assertThat(counter("t-1")).isEqualTo(1);
+        assertThat(faults.tokenReplays()).isEqualTo(1);
+
+        now.set(now.get().plusMillis(1));
+        dynamo.transactWriteItems(request);
+        assertThat(counter("t-1")).as("10 minutes after completion the token is new again").isEqualTo(2);
+    }
+
+    @Test
+    void aDifferentRequestUnderAUsedTokenIsAMismatchAndNothingIsApplied() {
+        DynamoFaults faults = DynamoFaults.builder(1).clock(clock).build();
+        DynamoDbClient dynamo = client(faults);
+        dynamo.transactWriteItems(threeIncrements("t").toBuilder().clientRequestToken("token-1").build());
+
+        assertThatThrownBy(() -> dynamo.transactWriteItems(threeIncrements("other").toBuilder().clientRequestToken("token-1").build()))
+                .isInstanceOfSatisfying(IdempotentParameterMismatchException.class,
+                        e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("IdempotentParameterMismatchException"));
+        assertThat(counter("other-0")).isZero();
+        assertThat(faults.tokenMismatches()).isEqualTo(1);
+    }
+
+    @Test
+    void aCancelledTransactionDoesNotUseUpItsToken() {
+        DynamoFaults faults = DynamoFaults.builder(1).clock(clock).build();
+        DynamoDbClient dynamo = client(faults);
+        faults.inject(DynamoOperation.TRANSACT_WRITE_ITEMS, 1, Fault.TRANSACTION_CONFLICT);
+        TransactWriteItemsRequest request = threeIncrements("t").toBuilder().clientRequestToken("token-1").build();
+
+        assertThatThrownBy(() -> dynamo.transactWriteItems(request)).isInstanceOf(TransactionCanceledException.class);
+        dynamo.transactWriteItems(request);
+
+        assertThat(counter("t-0")).isEqualTo(1);
+        assertThat(faults.tokenReplays()).isZero();
+    }
+
+    @Test
+    void theScheduleIsAFunctionOfTheSeedAndTheRequestsNotOfTiming() {
+        List<Long> first = scheduleOf(42);
+        List<Long> second = scheduleOf(42);
+        List<Long> other = scheduleOf(43);
+
+        assertThat(first).isEqualTo(second);
+        assertThat(first).isNotEqualTo(other);
+        long faults = first.getLast();
+        long attemptsMade = 200 + faults - first.stream().filter(n -> n < 0).count();
+        assertThat((double) faults / attemptsMade).as("share of throttled attempts, configured 0.3").isBetween(0.2, 0.4);
+    }
+
+    @Test
+    void disablingPausesTheScheduleButNotForcedFaults() {
+        DynamoFaults faults = DynamoFaults.builder(3).probability(Fault.THROTTLING, 1.0, DynamoOperation.GET_ITEM).build();
+        DynamoDbClient dynamo = client(faults);
+        faults.disable();
+        for (int i = 0; i < 20; i++) {
+            dynamo.getItem(b -> b.tableName(TABLE).key(key("a")));
+        }
+        assertThat(faults.totalFaults()).isZero();
+
+        faults.inject(DynamoOperation.GET_ITEM, 1, Fault.PROVISIONED_THROUGHPUT_EXCEEDED);
+        dynamo.getItem(b -> b.tableName(TABLE).key(key("a")));
+        assertThat(faults.counts()).containsEntry(Fault.PROVISIONED_THROUGHPUT_EXCEEDED, 1L).containsEntry(Fault.THROTTLING, 0L);
+        assertThat(faults.pendingInjections()).isZero();
+
+        faults.enable();
+        assertThatThrownBy(() -> dynamo.getItem(b -> b.tableName(TABLE).key(key("a")))).isInstanceOf(ThrottlingException.class);
+    }
+
+    @Test
+    void configurationErrorsNameTheFaultAndTheRule() {
+        assertThatThrownBy(() -> DynamoFaults.builder(1).probability(Fault.TRANSACTION_CONFLICT, 0.1, DynamoOperation.UPDATE_ITEM))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TRANSACTION_CONFLICT").hasMessageContaining("UpdateItem");
+        assertThatThrownBy(() -> DynamoFaults.builder(1).probability(Fault.THROTTLING, 1.5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("from 0 to 1");
+        assertThatThrownBy(() -> DynamoFaults.builder(1).probability(Fault.THROTTLING, 0.6).probability(Fault.RESPONSE_LOST, 0.6).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not exceed 1");
+        DynamoFaults faults = DynamoFaults.builder(1).build();
+        assertThatThrownBy(() -> faults.inject(DynamoOperation.PUT_ITEM, 1, Fault.TRANSACTION_CONFLICT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PutItem");
+        assertThatThrownBy(() -> faults.inject(DynamoOperation.PUT_ITEM, 0, Fault.THROTTLING))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1");
+    }
+
+    @Test
+    void aSpecBuildsTheDynamoPart() {
+        DynamoFaults faults = DynamoFaults.from(FaultSpec.parse("ddb-lost-response=1"), 5, clock);
+        DynamoDbClient dynamo = client(attempts, faults);
+
+        assertThatThrownBy(() -> increment(dynamo, "a")).isInstanceOf(SdkClientException.class);
+        assertThat(faults.counts()).containsEntry(Fault.RESPONSE_LOST, 3L);
+        assertThat(counter("a")).isEqualTo(3);
+    }
+
+    /** Faults injected so far after each of 200 reads (negated when the read failed after the SDK's retries). */
+    private List<Long> scheduleOf(long seed) {
+        DynamoFaults faults = DynamoFaults.builder(seed)
+                .probability(Fault.PROVISIONED_THROUGHPUT_EXCEEDED, 0.3, DynamoOperation.GET_ITEM).build();
+        DynamoDbClient dynamo = client(faults);
+        List<Long> outcomes = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String id = "k" + (i % 50);
+            try {
+                dynamo.getItem(b -> b.tableName(TABLE).key(key(id)));
+                outcomes.add(faults.totalFaults());
+            } catch (ProvisionedThroughputExceededException throttledThrice) {
+                outcomes.add(-faults.totalFaults());
+            }
+        }
+        outcomes.add(faults.totalFaults());
+        return outcomes;
+    }
+
+    private static TransactWriteItemsRequest threeIncrements(String prefix) {
+        List<TransactWriteItem> items = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String id = prefix + "-" + i;
+            items.add(TransactWriteItem.builder().update(u -> u.tableName(TABLE).key(key(id))
+                    .updateExpression("ADD #n :one").expressionAttributeNames(Map.of("#n", "n"))
+                    .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))).build());
+        }
+        return TransactWriteItemsRequest.builder().transactItems(items).build();
+    }
+
+    private static void increment(DynamoDbClient dynamo, String id) {
+        dynamo.updateItem(b -> b.tableName(TABLE).key(key(id)).updateExpression("ADD #n :one")
+                .expressionAttributeNames(Map.of("#n", "n")).expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1"))));
+    }
+
+    private long counter(String id) {
+        Map<String, AttributeValue> item = plain.getItem(b -> b.tableName(TABLE).key(key(id)).consistentRead(true)).item();
+        return item == null || !item.containsKey("n") ? 0 : Long.parseLong(item.get("n").n());
+    }
+
+    private static Map<String, AttributeValue> key(String id) {
+        return Map.of("id", AttributeValue.fromS(id));
+    }
+
+    private DynamoDbClient client(ExecutionInterceptor... interceptors) {
+        DynamoDbClient client = DynamoDbClient.builder()
+                .region(Region.EU_WEST_1)
+                .endpointOverride(moto.endpoint())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.retryStrategy(ImmediateRetries.standard()).executionInterceptors(List.of(interceptors)))
+                .build();
+        opened.add(client);
+        return client;
+    }
+
+    /** Registered before the fault layer: "started" sees every attempt, "sent" only those that went out on the wire. */
+    private static final class AttemptCounter implements ExecutionInterceptor {
+        private final AtomicInteger started = new AtomicInteger();
+        private final AtomicInteger sent = new AtomicInteger();
+
+        @Override
+        public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+            started.incrementAndGet();
+        }
+
+        @Override
+        public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+            sent.incrementAndGet();
+        }
+
+        int started() {
+            return started.get();
+        }
+
+        int sent() {
+            return sent.get();
+        }
+    }
+}
