@@ -2,6 +2,7 @@ package com.payments.reconciler.testing;
 
 import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.StoreSnapshot;
+import com.payments.reconciler.local.faults.ImmediateRetries;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.store.AwsClients;
@@ -12,7 +13,11 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.nio.file.Path;
@@ -32,6 +37,22 @@ public final class LocalDynamo implements BeforeEachCallback, AfterEachCallback,
 
         public DynamoDbClient client(ExecutionInterceptor... interceptors) {
             DynamoDbClient client = AwsClients.local(moto.endpoint(), List.of(interceptors)).dynamo();
+            opened.add(client);
+            return client;
+        }
+
+        /**
+         * A client with the SDK's standard retry decisions (attempts, retryable errors, quota) but no backoff
+         * pauses: for tests that inject many throttles and lost responses and must not wait for them.
+         */
+        public DynamoDbClient clientWithoutBackoff(ExecutionInterceptor... interceptors) {
+            DynamoDbClient client = DynamoDbClient.builder()
+                    .region(Region.EU_WEST_1)
+                    .endpointOverride(moto.endpoint())
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                    .httpClient(UrlConnectionHttpClient.create())
+                    .overrideConfiguration(o -> o.retryStrategy(ImmediateRetries.standard()).executionInterceptors(List.of(interceptors)))
+                    .build();
             opened.add(client);
             return client;
         }
