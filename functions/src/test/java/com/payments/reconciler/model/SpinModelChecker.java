@@ -32,7 +32,7 @@ final class SpinModelChecker {
     // Keeps a runaway search from taking the shared machine's memory; hitting it is reported as incomplete.
     private static final String MEMORY_LIMIT_MB = "-DMEMLIM=2048";
 
-    /** The Debian packages that provide the tools (.ci/run installs them). */
+    /** The tools, each also the name of the Debian package that provides it (.ci/run installs them). */
     private static final List<String> REQUIRED_TOOLS = List.of("spin", "gcc");
 
     private final Path model;
@@ -59,9 +59,9 @@ final class SpinModelChecker {
             path.ifPresentOrElse(found::add, () -> missing.add(tool));
         }
         if (!missing.isEmpty()) {
-            throw new AssertionError("The protocol model check needs " + String.join(" and ", REQUIRED_TOOLS)
-                    + " on PATH, and " + String.join(", ", missing) + " is missing. Install the Debian packages: "
-                    + "sudo apt-get install " + String.join(" ", REQUIRED_TOOLS) + " (.ci/run installs them).");
+            throw new AssertionError("The protocol model check (docs/model/" + MODEL_FILE + ") requires spin (Debian package"
+                    + " spin) and gcc on PATH; not found: " + String.join(", ", missing) + ". Install them with"
+                    + " apt-get install " + String.join(" ", REQUIRED_TOOLS) + "; .ci/run installs them when missing.");
         }
         Path model = findModel(buildDirectory);
         Path workRoot = buildDirectory.resolve("model-check");
