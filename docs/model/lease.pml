@@ -29,6 +29,13 @@
  *                          attribute_not_exists(operationId) dropped: I2 violated.
  *   -DDELETE_ON_RELEASE    ReleaseLease deletes the item, so the counter restarts: I5 violated.
  *
+ * A second variant that must verify:
+ *   -DREBUMP_ON_RETRY      acquire as design.md section 3 words it, without the
+ *                          "#owner <> :me" clause: the retry of an attempt whose own
+ *                          lease expired takes it over again with a second bump.
+ *                          Expected: still no violation (the code's form only saves
+ *                          the bump).
+ *
  * Bounds: 3 workers, 2 authorisations, at most MAXT (3) takeovers -- successful
  * acquires, each bumping the epoch -- in a run (-DMAXT=n changes it); each
  * authorisation is amended at most once while AUTHORISED.
@@ -45,7 +52,11 @@
  * requests of a worker anything may happen: that gap is the pause, and it
  * exists at every point between a read and the write that depends on it.
  * TransactionConflict and throttling only delay a request (FencedWriter retries
- * them), which the interleavings already cover.
+ * them), which the interleavings already cover.  A lost response to a committed
+ * transaction needs no transition of its own either: the retry carries the same
+ * observed version, so its version condition (and the outbox put-if-absent)
+ * fails, a cancelled transaction writes nothing, and FencedWriter recognises
+ * the command carrying its own owner and epoch as its earlier commit.
  */
 
 #define NW 3                /* workers: concurrent copies of the job          */
@@ -119,6 +130,14 @@ bool I5_epoch_never_decreases;
   I5_epoch_never_decreases = false; \
   epochHighWater = leaseEpoch
 
+/* AcquireLease's condition.  LeaseStore.ACQUIRE_CONDITION:
+ *   attribute_not_exists(#owner) OR (expiresAt <= :now AND #owner <> :me) */
+#ifdef REBUMP_ON_RETRY
+#define TAKEOVER_ALLOWED (leaseOwner == 0 || leaseExpired)
+#else
+#define TAKEOVER_ALLOWED (leaseOwner == 0 || (leaseExpired && !OWNED_BY(mine)))
+#endif
+
 /* Item 0 of the protected write: the fence, per variant. */
 #if defined(UNFENCED)
 #define FENCE_OK (true)
@@ -170,7 +189,7 @@ active [NW] proctype worker()
      do
      :: d_step {
           if
-          :: leaseOwner == 0 || (leaseExpired && !OWNED_BY(mine)) ->
+          :: TAKEOVER_ALLOWED ->
                if
                :: takeovers < MAXT ->
                     leaseOwner = WORKER_ID;

@@ -47,12 +47,17 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     }
 
     public ReconcilePageHandler(HandlerEnvironment env) {
-        this(env, env.tables(), Backoff.standard(new SplittableRandom().nextLong()));
+        this(env, FencedWriter.Fence.LEASE_CHECKED);
     }
 
-    private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff) {
+    /** The local chaos campaign's negative control passes the unfenced variant; Lambda never does. */
+    public ReconcilePageHandler(HandlerEnvironment env, FencedWriter.Fence fence) {
+        this(env, env.tables(), Backoff.standard(new SplittableRandom().nextLong()), fence);
+    }
+
+    private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff, FencedWriter.Fence fence) {
         this(new CandidateFinder(env.aws().dynamo(), tables.authorisations()),
-                new FencedWriter(env.aws().dynamo(), tables, backoff),
+                new FencedWriter(env.aws().dynamo(), tables, backoff, fence),
                 new SettlementCheck(env.aws().dynamo(), tables.settlements()),
                 new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock());

@@ -5,6 +5,8 @@ import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.SimulatedProvider;
+import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.reconcile.ReconcilePageHandler;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableCreator;
 import com.payments.reconciler.store.TableNames;
@@ -43,10 +45,15 @@ public final class LocalPipeline implements AutoCloseable {
      * @param env extra handler environment (e.g. the window configuration StartWindow reads)
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
-                          ProviderFaults providerFaults, Map<String, String> env) {
+                          ProviderFaults providerFaults, Map<String, String> env, FencedWriter.Fence decisionFence) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
+        }
+
+        public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
+                       ProviderFaults providerFaults, Map<String, String> env) {
+            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED);
         }
 
         public static Options defaults(Path workDir, Clock clock) {
@@ -54,21 +61,26 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         public Options withFastRetries() {
-            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env);
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence);
         }
 
         public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
-            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env);
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence);
         }
 
         public Options withProviderFaults(ProviderFaults faults) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> merged = new HashMap<>(env);
             merged.putAll(more);
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence);
+        }
+
+        /** The chaos campaign's negative control: decisions without the lease check. */
+        public Options withDecisionFence(FencedWriter.Fence fence) {
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence);
         }
     }
 
@@ -155,7 +167,8 @@ public final class LocalPipeline implements AutoCloseable {
     private void registerHandlers() {
         HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         for (LambdaFunction function : LambdaFunction.values()) {
-            lambda.register(function, instantiate(function, env));
+            boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
+            lambda.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
         }
     }
 

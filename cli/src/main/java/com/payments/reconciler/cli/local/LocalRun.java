@@ -140,7 +140,7 @@ public final class LocalRun {
         }
     }
 
-    static Map<String, String> windowEnvironment(WindowConfig config) {
+    public static Map<String, String> windowEnvironment(WindowConfig config) {
         Map<String, String> env = new HashMap<>();
         env.put(EnvVars.SCHEDULE_TIME_ZONE, config.zone().getId());
         env.put(EnvVars.SCHEDULE_LOCAL_TIME, config.localTime().toString());
@@ -152,7 +152,7 @@ public final class LocalRun {
     }
 
     /** Scheduler's delivery: the Lambda Invoke API of StartWindow with the target input the stack defines. */
-    static StartResult deliverScheduleEvent(LocalPipeline pipeline, String scheduledTime) {
+    public static StartResult deliverScheduleEvent(LocalPipeline pipeline, String scheduledTime) {
         String body = JSON.createObjectNode().put("scheduledTime", scheduledTime).toString();
         URI uri = pipeline.lambdaEndpoint().resolve("/2015-03-31/functions/" + LambdaFunction.START_WINDOW.logicalName() + "/invocations");
         try (HttpClient http = HttpClient.newHttpClient()) {

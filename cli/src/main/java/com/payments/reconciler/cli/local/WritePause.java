@@ -23,6 +23,8 @@ public final class WritePause implements ExecutionInterceptor {
     private final AtomicBoolean armed = new AtomicBoolean(true);
     private final CountDownLatch paused = new CountDownLatch(1);
     private final CountDownLatch resume = new CountDownLatch(1);
+    private final CountDownLatch written = new CountDownLatch(1);
+    private final AtomicBoolean holding = new AtomicBoolean(false);
 
     public WritePause(String executionName) {
         this.ownerPrefix = executionName + "/";
@@ -33,6 +35,7 @@ public final class WritePause implements ExecutionInterceptor {
         // beforeExecution runs before the SDK starts its API-call timer: the pause is the worker's, not the request's.
         SdkRequest request = context.request();
         if (request instanceof TransactWriteItemsRequest tx && isOurs(tx) && armed.compareAndSet(true, false)) {
+            holding.set(true);
             paused.countDown();
             try {
                 if (!resume.await(10, TimeUnit.MINUTES)) {
@@ -57,6 +60,32 @@ public final class WritePause implements ExecutionInterceptor {
             }
         }
         return false;
+    }
+
+    @Override
+    public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
+        finished();
+    }
+
+    @Override
+    public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
+        finished();
+    }
+
+    private void finished() {
+        if (holding.compareAndSet(true, false)) {
+            written.countDown();
+        }
+    }
+
+    /** Waits until the held write, once resumed, has been answered (committed or refused). */
+    public boolean awaitWritten(long timeout, TimeUnit unit) throws InterruptedException {
+        return written.await(timeout, unit);
+    }
+
+    /** Whether the pause is still waiting for its worker's first write. */
+    public boolean armed() {
+        return armed.get();
     }
 
     public boolean awaitPaused(long timeout, TimeUnit unit) throws InterruptedException {
