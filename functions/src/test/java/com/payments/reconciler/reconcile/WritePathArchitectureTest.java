@@ -1,0 +1,88 @@
+package com.payments.reconciler.reconcile;
+
+import com.payments.reconciler.lease.LeaseStore;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Design §4: "There is no other write path." Reads the compiled production classes and lists every call
+ * to a {@link DynamoDbClient} method that can change an item. Only two classes may make one:
+ * {@link FencedWriter} (every business write, lease-checked in the same transaction) and
+ * {@link LeaseStore} (the lease item itself, by its own conditional updates). The idempotency table is
+ * written by Powertools inside the library, on a client of its own, never by our code.
+ */
+class WritePathArchitectureTest {
+
+    /** Every DynamoDbClient operation that writes items (PartiQL included: it can write too). */
+    private static final Set<String> WRITE_OPERATIONS = Set.of("putItem", "updateItem", "deleteItem",
+            "transactWriteItems", "batchWriteItem", "executeStatement", "executeTransaction", "batchExecuteStatement");
+
+    private static final Set<Class<?>> ALLOWED_WRITERS = Set.of(FencedWriter.class, LeaseStore.class);
+
+    private static JavaClasses production;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        // This module's compiled production code only (not the local engines or test support on the classpath).
+        Location functionsMain = Location.of(FencedWriter.class.getProtectionDomain().getCodeSource().getLocation());
+        production = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importLocations(Set.of(functionsMain));
+    }
+
+    private static List<JavaMethodCall> writeCalls() {
+        return production.stream()
+                .flatMap(c -> c.getMethodCallsFromSelf().stream())
+                .filter(call -> call.getTargetOwner().isAssignableTo(DynamoDbClient.class))
+                .filter(call -> WRITE_OPERATIONS.contains(call.getName()))
+                .toList();
+    }
+
+    @Test
+    void onlyTheFencedWriterAndTheLeaseStoreWriteToDynamoDb() {
+        List<String> outside = writeCalls().stream()
+                .filter(call -> ALLOWED_WRITERS.stream().noneMatch(allowed -> call.getOriginOwner().isEquivalentTo(allowed)
+                        || call.getOriginOwner().getName().startsWith(allowed.getName() + "$")))
+                .map(JavaMethodCall::getDescription)
+                .toList();
+        assertThat(outside).as("DynamoDB writes outside FencedWriter and LeaseStore").isEmpty();
+    }
+
+    @Test
+    void theFencedWriterWritesOnlyThroughTransactions() {
+        List<String> fencedWriterCalls = writeCalls().stream()
+                .filter(call -> call.getOriginOwner().getName().startsWith(FencedWriter.class.getName()))
+                .map(JavaMethodCall::getName)
+                .distinct()
+                .toList();
+        assertThat(fencedWriterCalls).containsExactly("transactWriteItems");
+    }
+
+    @Test
+    void theLeaseStoreOnlyUpdatesItsItemAndNeverDeletesIt() {
+        // I5: a deleted lease item restarts its epoch at 1 and revives old fencing tokens.
+        List<String> leaseCalls = writeCalls().stream()
+                .filter(call -> call.getOriginOwner().getName().startsWith(LeaseStore.class.getName()))
+                .map(JavaMethodCall::getName)
+                .distinct()
+                .toList();
+        assertThat(leaseCalls).containsExactly("updateItem");
+    }
+
+    @Test
+    void theScanSeesTheKnownWritersSoAnEmptyResultMeansSomething() {
+        // Guards the check itself: if the import found no write calls at all, the first test would pass vacuously.
+        assertThat(writeCalls()).extracting(call -> call.getOriginOwner().getSimpleName())
+                .contains("FencedWriter", "LeaseStore");
+    }
+}
