@@ -2,6 +2,7 @@ package com.payments.reconciler.cli;
 
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.InvalidInput;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,7 +19,23 @@ import software.amazon.awssdk.core.exception.SdkException;
 public final class ReconcilerCli {
 
     public static void main(String[] args) {
-        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs one command line as the process does: the command's own output (a report, {@code --json}) is the
+     * only thing written to {@code stdout}. Everything else that writes to {@code System.out} while it runs
+     * (the hosted handlers' JSON logs and EMF metric lines, as on Lambda) goes to {@code stderr}, so
+     * {@code --json} output can be piped to {@code jq} as it is.
+     */
+    public static int run(String[] args, PrintStream stdout, PrintStream stderr) {
+        PrintStream previous = System.out;
+        System.setOut(stderr);
+        try {
+            return execute(args, new PrintWriter(stdout, true), new PrintWriter(stderr, true));
+        } finally {
+            System.setOut(previous);
+        }
     }
 
     /** Runs one command line; what tests call. */

@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.workflow.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -47,13 +50,25 @@ class ReconcilerCliTest {
         }
     }
 
+    /** As the process runs it: real streams, so whatever the hosted handlers print is captured too. */
+    static Result runAsProcess(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = ReconcilerCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void localJsonPrintsExactlyTheReportAndDumpsTheState() throws Exception {
         Path dump = BUILD.resolve("cli-dump-" + UUID.randomUUID());
-        Result r = run("local", "--authorisations", "60", "--window", today, "--json", "--dump-state", dump.toString(),
+        Result r = runAsProcess("local", "--authorisations", "60", "--window", today, "--json", "--dump-state", dump.toString(),
                 "--work-dir", BUILD.resolve("cli-local").toString());
         assertThat(r.exit()).as(r.err()).isZero();
-        JsonNode report = Json.mapper().readTree(r.out());
+        // Exactly one JSON object on stdout: the handlers' log and metric lines went to stderr.
+        JsonNode report = Json.mapper().readerFor(JsonNode.class)
+                .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(r.out());
+        assertThat(r.out().strip().lines()).hasSize(1);
+        assertThat(r.err()).contains("\"CloudWatchMetrics\"").contains("lease hold-release-reconciler acquired");
         assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts");
