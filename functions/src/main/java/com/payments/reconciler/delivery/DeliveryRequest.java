@@ -3,6 +3,8 @@ package com.payments.reconciler.delivery;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.LogContext;
+import java.util.Map;
 
 /**
  * Input of one DeliverCommands call: one shard of the outbox's sparse {@code pending-delivery} GSI.
@@ -10,7 +12,7 @@ import com.payments.reconciler.workflow.InvalidInput;
  *
  * @param batch the previous call's result for this shard, or absent on the first call
  */
-public record DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer shard, DeliveryBatch batch) {
+public record DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer shard, DeliveryBatch batch) implements LogContext {
 
     public DeliveryRequest {
         if (window == null) {
@@ -25,5 +27,10 @@ public record DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer s
         if (batch == null) {
             batch = DeliveryBatch.FIRST;
         }
+    }
+
+    @Override
+    public Map<String, String> logContext() {
+        return LogContext.of(window.windowId(), lease.ownerId(), lease.epoch());
     }
 }

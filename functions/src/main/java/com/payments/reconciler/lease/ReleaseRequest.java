@@ -4,6 +4,7 @@ import com.payments.reconciler.delivery.DeliveryTotals;
 import com.payments.reconciler.reconcile.ReconcileTotals;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.LogContext;
 import java.util.List;
 import java.util.Map;
 
@@ -14,7 +15,7 @@ import java.util.Map;
  * @param failure the Catch's {@code {Error, Cause}}, present only on the failure path
  */
 public record ReleaseRequest(ExecutionInput window, LeaseToken lease, ReconcileTotals reconcile,
-                             List<DeliveryTotals> deliveries, Map<String, String> failure) {
+                             List<DeliveryTotals> deliveries, Map<String, String> failure) implements LogContext {
 
     public ReleaseRequest {
         if (window == null) {
@@ -26,5 +27,10 @@ public record ReleaseRequest(ExecutionInput window, LeaseToken lease, ReconcileT
         reconcile = reconcile == null ? ReconcileTotals.ZERO : reconcile;
         deliveries = deliveries == null ? List.of() : List.copyOf(deliveries);
         failure = failure == null ? Map.of() : Map.copyOf(failure);
+    }
+
+    @Override
+    public Map<String, String> logContext() {
+        return LogContext.of(window.windowId(), lease.ownerId(), lease.epoch());
     }
 }

@@ -3,9 +3,11 @@ package com.payments.reconciler.reconcile;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.LogContext;
+import java.util.Map;
 
 /** Input of ReconcilePage: the window (for its cutoff), our lease token, and where the loop stands. */
-public record PageRequest(ExecutionInput window, LeaseToken lease, PageState page) {
+public record PageRequest(ExecutionInput window, LeaseToken lease, PageState page) implements LogContext {
 
     public PageRequest {
         if (window == null) {
@@ -20,5 +22,10 @@ public record PageRequest(ExecutionInput window, LeaseToken lease, PageState pag
         if (page.cursor() != null && page.cursor().shard() >= window.shards()) {
             throw new InvalidInput("page.cursor.shard", "must be below the window's shards (" + window.shards() + "), was " + page.cursor().shard());
         }
+    }
+
+    @Override
+    public Map<String, String> logContext() {
+        return LogContext.of(window.windowId(), lease.ownerId(), lease.epoch());
     }
 }

@@ -9,13 +9,16 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Map;
 import java.util.stream.Collectors;
+import org.slf4j.MDC;
 
 /**
  * A Lambda handler with a typed input and output record, (de)serialised by our {@link Json} rules
  * rather than the runtime's built-in POJO serializer: records, {@code Instant}s and strict validation
  * (an unknown or mistyped field is {@link InvalidInput} naming the field, before anything is read or
- * written). Subclasses implement {@link #handle}.
+ * written). Subclasses implement {@link #handle}. An input that is a {@link LogContext} puts its run's
+ * identifiers on every log line of the invocation.
  */
 public abstract class JsonHandler<I, O> implements RequestStreamHandler {
 
@@ -31,8 +34,14 @@ public abstract class JsonHandler<I, O> implements RequestStreamHandler {
     @Override
     public final void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
         I input = parse(in.readAllBytes(), inputType);
-        O output = handle(input, context);
-        JSON.writeValue(out, output);
+        Map<String, String> logContext = input instanceof LogContext traced ? traced.logContext() : Map.of();
+        logContext.forEach(MDC::put);
+        try {
+            O output = handle(input, context);
+            JSON.writeValue(out, output);
+        } finally {
+            logContext.keySet().forEach(MDC::remove);
+        }
     }
 
     /** Parses a task input, turning every Jackson problem into an {@link InvalidInput} that names the field. */
