@@ -135,7 +135,8 @@ public final class LocalRun {
                 StateDump.write(dir, snapshot, effects);
                 console.accept("state dumped to " + dir.resolve(StateDump.TABLES) + " and " + dir.resolve(StateDump.PROVIDER_EFFECTS));
             });
-            RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit);
+            RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit,
+                    OutboxTally.of(snapshot, options.window().toString()));
             return new Outcome(report, List.copyOf(followed), expected, audit);
         }
     }
@@ -270,10 +271,9 @@ public final class LocalRun {
 
     private RunReport report(ExecutionFollower.Followed last, int suppressed, SyntheticData.Expected expected,
                              List<ExecutionFollower.Followed> followed, LocalPipeline pipeline, RequestCounter requests,
-                             List<ProviderEffect> effects, InvariantAudit.Report audit) {
+                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox) {
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
         JsonNode reconcile = summary.path("reconcile");
-        JsonNode delivery = summary.path("delivery");
         long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
         String name = last.executionArn().substring(last.executionArn().lastIndexOf(':') + 1);
         long lambda = pipeline.invocationCounts().values().stream().mapToLong(Integer::longValue).sum();
@@ -284,7 +284,7 @@ public final class LocalRun {
                 new RunReport.Execution(name, status, suppressed),
                 new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
                         reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
-                        delivery.path("delivered").asLong(), delivery.path("attempts").asLong()),
+                        outbox.delivered(), outbox.attempts()),
                 new RunReport.Cost(transitions, lambda, requests.total(), providerCalls),
                 audit.invariants());
     }
