@@ -75,7 +75,7 @@ public final class InterleavingHarness {
         List<Worker> workers = new ArrayList<>();
         List<Deque<Candidate>> inHand = new ArrayList<>();
         for (int w = 0; w < workerCount; w++) {
-            workers.add(new Worker("w" + w, engine.client(faults.apply(seed * 31 + w).toArray(ExecutionInterceptor[]::new)),
+            workers.add(new Worker("w" + w, engine.clientWithoutBackoff(faults.apply(seed * 31 + w).toArray(ExecutionInterceptor[]::new)),
                     engine.tables(), clock, LEASE, SHARDS, fence));
             inHand.add(new ArrayDeque<>());
         }
