@@ -36,6 +36,15 @@ public record AwsClients(Region region, Optional<URI> endpoint, List<ExecutionIn
     public static final String ENV_ENDPOINT = "RECONCILER_AWS_ENDPOINT";
     private static final Duration API_CALL_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration API_CALL_ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
+    private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Against an endpoint override (the local engines), a request's latency is mostly its wait in the
+     * queue: moto serves one request at a time for every function, the CLI and the tests together, and a
+     * busy 2-core machine stretches that wait well past AWS's latencies. Timeouts sized for AWS would turn
+     * that queueing into spurious failures and retries there.
+     */
+    private static final Duration ENDPOINT_OVERRIDE_API_CALL_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration ENDPOINT_OVERRIDE_ATTEMPT_TIMEOUT = Duration.ofSeconds(90);
 
     public AwsClients {
         interceptors = List.copyOf(interceptors);
@@ -80,16 +89,16 @@ public record AwsClients(Region region, Optional<URI> endpoint, List<ExecutionIn
 
     private ClientOverrideConfiguration override() {
         return ClientOverrideConfiguration.builder()
-                .apiCallTimeout(API_CALL_TIMEOUT)
-                .apiCallAttemptTimeout(API_CALL_ATTEMPT_TIMEOUT)
+                .apiCallTimeout(endpoint.isPresent() ? ENDPOINT_OVERRIDE_API_CALL_TIMEOUT : API_CALL_TIMEOUT)
+                .apiCallAttemptTimeout(endpoint.isPresent() ? ENDPOINT_OVERRIDE_ATTEMPT_TIMEOUT : API_CALL_ATTEMPT_TIMEOUT)
                 .executionInterceptors(interceptors)
                 .build();
     }
 
-    private static SdkHttpClient http() {
+    private SdkHttpClient http() {
         return UrlConnectionHttpClient.builder()
                 .connectionTimeout(Duration.ofSeconds(2))
-                .socketTimeout(Duration.ofSeconds(5))
+                .socketTimeout(endpoint.isPresent() ? ENDPOINT_OVERRIDE_ATTEMPT_TIMEOUT : SOCKET_TIMEOUT)
                 .build();
     }
 
