@@ -80,7 +80,7 @@ public final class Monitoring extends Construct {
         alarm(config, "ExecutionsFailed", "A reconciler execution failed (RunFailed, LeaseHeldByAnotherRun or Superseded): "
                 + "bin/reconciler status --window W, then history; see the runbook", stateMachine.metricFailed(sum));
         alarm(config, "ExecutionsTimedOut", "A reconciler execution timed out", stateMachine.metricTimedOut(sum));
-        alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (stopped by hand or by a redeploy)", stateMachine.metricAborted(sum));
+        alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (StopExecution, by a person or a tool): rerun or redrive the window", stateMachine.metricAborted(sum));
         alarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run)", superseded);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
         alarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
