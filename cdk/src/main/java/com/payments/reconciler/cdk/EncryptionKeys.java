@@ -30,20 +30,8 @@ public final class EncryptionKeys extends Construct {
     public EncryptionKeys(Construct scope, String id, StackConfig config) {
         super(scope, id);
         Stack stack = Stack.of(this);
-        this.data = Key.Builder.create(this, "DataKey")
-                .description("Hold-release reconciler: DynamoDB tables and the provider API key secret")
-                .alias("alias/" + config.physicalName("data"))
-                .enableKeyRotation(true)
-                .rotationPeriod(Duration.days(365))
-                .removalPolicy(RemovalPolicy.RETAIN)
-                .build();
-        this.telemetry = Key.Builder.create(this, "TelemetryKey")
-                .description("Hold-release reconciler: log groups, the scheduler dead-letter queue, the alarm topic")
-                .alias("alias/" + config.physicalName("telemetry"))
-                .enableKeyRotation(true)
-                .rotationPeriod(Duration.days(365))
-                .removalPolicy(RemovalPolicy.RETAIN)
-                .build();
+        this.data = key("DataKey", "DynamoDB tables and the provider API key secret", config.physicalName("data"));
+        this.telemetry = key("TelemetryKey", "log groups, the scheduler dead-letter queue, the alarm topic", config.physicalName("telemetry"));
         // Scoped to this account's log groups through the encryption context CloudWatch Logs always sends.
         telemetry.addToResourcePolicy(PolicyStatement.Builder.create()
                 .sid("CloudWatchLogsUseOfTheKey")
@@ -60,6 +48,16 @@ public final class EncryptionKeys extends Construct {
                 .resources(List.of("*"))
                 .conditions(Map.of("StringEquals", Map.of("aws:SourceAccount", stack.getAccount())))
                 .build());
+    }
+
+    private Key key(String id, String protects, String alias) {
+        return Key.Builder.create(this, id)
+                .description("Hold-release reconciler: " + protects)
+                .alias("alias/" + alias)
+                .enableKeyRotation(true)
+                .rotationPeriod(Duration.days(365))
+                .removalPolicy(RemovalPolicy.RETAIN)
+                .build();
     }
 
     public Key data() {

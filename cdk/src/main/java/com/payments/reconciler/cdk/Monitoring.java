@@ -77,6 +77,8 @@ public final class Monitoring extends Construct {
         Metric rejected = emitted(Metrics.DELIVERY_REJECTED, LambdaFunction.DELIVER_COMMANDS);
 
         MetricOptions sum = MetricOptions.builder().statistic("Sum").period(PERIOD).build();
+        IMetric deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible(
+                MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
         alarm(config, "ExecutionsFailed", "A reconciler execution failed (RunFailed, LeaseHeldByAnotherRun or Superseded): "
                 + "bin/reconciler status --window W, then history; see the runbook", stateMachine.metricFailed(sum));
         alarm(config, "ExecutionsTimedOut", "A reconciler execution timed out", stateMachine.metricTimedOut(sum));
@@ -84,8 +86,7 @@ public final class Monitoring extends Construct {
         alarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run)", superseded);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
         alarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
-                + "start the window by hand with bin/reconciler start --window W",
-                deadLetterQueue.metricApproximateNumberOfMessagesVisible(MetricOptions.builder().statistic("Maximum").period(PERIOD).build()));
+                + "start the window by hand with bin/reconciler start --window W", deadLetters);
 
         this.dashboard = Dashboard.Builder.create(this, "Dashboard")
                 .dashboardName(config.physicalName("hold-release-reconciler"))
@@ -104,8 +105,7 @@ public final class Monitoring extends Construct {
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.DELIVER_COMMANDS), superseded)),
                 graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected)));
         dashboard.addWidgets(
-                graph("Starts", List.of(emitted(Metrics.DUPLICATE_STARTS_SUPPRESSED, LambdaFunction.START_WINDOW),
-                        deadLetterQueue.metricApproximateNumberOfMessagesVisible(MetricOptions.builder().statistic("Maximum").period(PERIOD).build()))));
+                graph("Starts", List.of(emitted(Metrics.DUPLICATE_STARTS_SUPPRESSED, LambdaFunction.START_WINDOW), deadLetters)));
     }
 
     /** A count a handler emits as an Embedded Metric Format line, dimension {@code Function} = its logical name. */

@@ -31,6 +31,7 @@ public final class ReconcilerStack extends Stack {
     public static final String OUTPUT_CONSOLE_URL = "StateMachineConsoleUrl";
     public static final String OUTPUT_DASHBOARD = "DashboardName";
 
+    private final EncryptionKeys keys;
     private final ReconcilerTables tables;
     private final ReconcilerFunctions functions;
     private final ReconcilerWorkflow workflow;
@@ -40,7 +41,7 @@ public final class ReconcilerStack extends Stack {
 
     public ReconcilerStack(Construct scope, String id, StackProps props, StackConfig config, LambdaJar jar) {
         super(scope, id, props);
-        EncryptionKeys keys = new EncryptionKeys(this, "Keys", config);
+        this.keys = new EncryptionKeys(this, "Keys", config);
         this.tables = new ReconcilerTables(this, "Tables", config, keys.data());
         this.functions = new ReconcilerFunctions(this, "Functions", config, jar, tables, keys);
         this.workflow = new ReconcilerWorkflow(this, "Workflow", config, functions, keys);
@@ -145,6 +146,10 @@ public final class ReconcilerStack extends Stack {
                 .description("Put the provider API key here: {\"apiKey\": \"...\"} (docs/deploy.md)")
                 .value(providerSecret.getSecretArn())
                 .build();
+    }
+
+    public EncryptionKeys keys() {
+        return keys;
     }
 
     public ReconcilerTables tables() {

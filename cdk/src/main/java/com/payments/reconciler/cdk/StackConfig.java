@@ -1,15 +1,10 @@
 package com.payments.reconciler.cdk;
 
-import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.time.DateTimeException;
-import java.time.Duration;
-import java.time.LocalTime;
-import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +37,15 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_BASE_URL = "providerBaseUrl";
     public static final String PROVIDER_SECRET_NAME = "providerSecretName";
     public static final String ALARM_EMAIL = "alarmEmail";
+
+    /** Window settings: context key → the StartWindow environment variable it becomes. */
+    private static final Map<String, String> WINDOW_KEYS = Map.of(
+            SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_TIME_ZONE,
+            SCHEDULE_TIME, EnvVars.SCHEDULE_LOCAL_TIME,
+            GRACE_PERIOD, EnvVars.GRACE_PERIOD,
+            SHARDS, EnvVars.SHARDS,
+            DRY_RUN, EnvVars.DRY_RUN,
+            WINDOW_HORIZON_DAYS, EnvVars.WINDOW_HORIZON_DAYS);
 
     public static final String DEFAULT_NAME_PREFIX = "reconciler-prod-";
     public static final String DEFAULT_PROVIDER_BASE_URL = "https://provider.example/api";
@@ -92,18 +96,21 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         };
         String prefix = value.apply(NAME_PREFIX);
         requirePrefix(prefix);
-        ZoneId zone = parse(SCHEDULE_TIME_ZONE, value.apply(SCHEDULE_TIME_ZONE), ZoneId::of, "an IANA time zone such as UTC or Europe/London");
-        LocalTime time = parse(SCHEDULE_TIME, value.apply(SCHEDULE_TIME), StackConfig::wholeMinute, "a local time HH:mm such as 02:00");
-        Duration grace = parse(GRACE_PERIOD, value.apply(GRACE_PERIOD), Duration::parse, "a positive ISO-8601 duration such as PT72H");
-        int shards = parse(SHARDS, value.apply(SHARDS), Integer::parseInt, "an integer from 1 to " + ExecutionInput.MAX_SHARDS);
-        boolean dryRun = parse(DRY_RUN, value.apply(DRY_RUN), StackConfig::strictBoolean, "true or false");
-        int horizon = parse(WINDOW_HORIZON_DAYS, value.apply(WINDOW_HORIZON_DAYS), Integer::parseInt, "an integer number of days from 1 to 365");
+        String time = value.apply(SCHEDULE_TIME);
+        if (!time.matches("\\d{2}:\\d{2}")) {
+            // Cron has no seconds: a window start of 02:00:30 would never be the time the schedule fires.
+            throw new InvalidContext(SCHEDULE_TIME, "must be a local time HH:mm such as 02:00, was '" + time + "'");
+        }
+        // StartWindow's own reader parses and range-checks the window settings, so the stack accepts exactly
+        // what the function will; its errors name the variable, which maps back to the context key.
+        Map<String, String> env = new LinkedHashMap<>();
+        WINDOW_KEYS.forEach((key, envVar) -> env.put(envVar, value.apply(key)));
         WindowConfig window;
         try {
-            window = new WindowConfig(zone, time, grace, shards, dryRun, horizon);
+            window = WindowConfig.fromEnvironment(env);
         } catch (InvalidInput e) {
             String problem = e.getMessage().startsWith(e.field() + ": ") ? e.getMessage().substring(e.field().length() + 2) : e.getMessage();
-            throw new InvalidContext(contextKeyOf(e.field()), "is out of range: " + problem);
+            throw new InvalidContext(contextKeyOf(e.field()), problem);
         }
         URI provider = providerUrl(value.apply(PROVIDER_BASE_URL));
         String secretName = value.apply(PROVIDER_SECRET_NAME);
@@ -139,22 +146,8 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     }
 
     private static String contextKeyOf(String envVar) {
-        return switch (envVar) {
-            case EnvVars.SCHEDULE_TIME_ZONE -> SCHEDULE_TIME_ZONE;
-            case EnvVars.SCHEDULE_LOCAL_TIME -> SCHEDULE_TIME;
-            case EnvVars.GRACE_PERIOD -> GRACE_PERIOD;
-            case EnvVars.SHARDS -> SHARDS;
-            case EnvVars.WINDOW_HORIZON_DAYS -> WINDOW_HORIZON_DAYS;
-            default -> envVar;
-        };
-    }
-
-    /** The schedule fires on a whole minute (cron has no seconds), so the window start must be one too. */
-    private static LocalTime wholeMinute(String text) {
-        if (!text.matches("\\d{2}:\\d{2}")) {
-            throw new IllegalArgumentException(text);
-        }
-        return LocalTime.parse(text);
+        return WINDOW_KEYS.entrySet().stream().filter(e -> e.getValue().equals(envVar)).map(Map.Entry::getKey)
+                .findFirst().orElse(envVar);
     }
 
     private static URI providerUrl(String text) {
@@ -166,26 +159,6 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             return uri;
         } catch (URISyntaxException e) {
             throw new InvalidContext(PROVIDER_BASE_URL, "must be an https URL with a host, e.g. " + DEFAULT_PROVIDER_BASE_URL + ", was '" + text + "'");
-        }
-    }
-
-    private static boolean strictBoolean(String text) {
-        return switch (text) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException(text);
-        };
-    }
-
-    private interface Parser<T> {
-        T parse(String text);
-    }
-
-    private static <T> T parse(String key, String text, Parser<T> parser, String form) {
-        try {
-            return parser.parse(text);
-        } catch (DateTimeException | IllegalArgumentException e) {
-            throw new InvalidContext(key, "must be " + form + ", was '" + text + "'");
         }
     }
 }

@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,7 @@ class FunctionsTest {
 
     @Test
     void explicitLogGroupsWithAYearsRetentionEncryptedUnderTheTelemetryKey() {
-        JsonNode telemetryKey = template.getAtt(keys().telemetry(), "Arn");
+        JsonNode telemetryKey = template.getAtt(synth.stack.keys().telemetry(), "Arn");
         for (LambdaFunction function : LambdaFunction.values()) {
             JsonNode logConfig = function(function).path("Properties").path("LoggingConfig");
             JsonNode group = template.resource(logConfig.path("LogGroup").path("Ref").asText());
@@ -180,12 +181,9 @@ class FunctionsTest {
         return template.resource(template.logicalId(synth.stack.functions().function(function)));
     }
 
-    private EncryptionKeys keys() {
-        return (EncryptionKeys) synth.stack.getNode().findChild("Keys");
-    }
 
     private static Set<String> union(Set<String> a, Set<String> b) {
-        java.util.Set<String> all = new java.util.HashSet<>(a);
+        Set<String> all = new HashSet<>(a);
         all.addAll(b);
         return all;
     }

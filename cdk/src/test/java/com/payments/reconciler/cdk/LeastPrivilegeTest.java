@@ -144,7 +144,7 @@ class LeastPrivilegeTest {
         assertThat(read.path("Resource")).isEqualTo(secret);
         JsonNode secretProps = template.resource(template.logicalId(synth.stack.providerSecret())).path("Properties");
         assertThat(secretProps.path("Name").asText()).isEqualTo("test/provider-api-key");
-        assertThat(secretProps.path("KmsKeyId")).isEqualTo(template.getAtt(keys().data(), "Arn"));
+        assertThat(secretProps.path("KmsKeyId")).isEqualTo(template.getAtt(synth.stack.keys().data(), "Arn"));
         assertThat(secretProps.has("SecretString")).as("no key material in the template").isFalse();
     }
 
@@ -172,7 +172,4 @@ class LeastPrivilegeTest {
         throw new AssertionError("a DynamoDB action on something that is not one of the stack's tables: " + resource);
     }
 
-    private EncryptionKeys keys() {
-        return (EncryptionKeys) synth.stack.getNode().findChild("Keys");
-    }
 }

@@ -66,7 +66,7 @@ class MonitoringTest {
     @Test
     void alarmEmailFromContextGetsAnEncryptedTopic() {
         JsonNode topic = template.resource(template.logicalId(synth.stack.monitoring().topic().orElseThrow())).path("Properties");
-        assertThat(topic.path("KmsMasterKeyId")).isEqualTo(template.getAtt(((EncryptionKeys) synth.stack.getNode().findChild("Keys")).telemetry(), "Arn"));
+        assertThat(topic.path("KmsMasterKeyId")).isEqualTo(template.getAtt(synth.stack.keys().telemetry(), "Arn"));
         JsonNode subscription = template.resources("AWS::SNS::Subscription").values().iterator().next().path("Properties");
         assertThat(subscription.path("Protocol").asText()).isEqualTo("email");
         assertThat(subscription.path("Endpoint").asText()).isEqualTo("payments-oncall@example.com");

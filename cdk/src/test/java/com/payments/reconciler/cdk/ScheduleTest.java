@@ -48,7 +48,7 @@ class ScheduleTest {
         assertThat(target.path("RetryPolicy").path("MaximumEventAgeInSeconds").asLong()).isEqualTo(6 * 3600);
         assertThat(target.path("DeadLetterConfig").path("Arn")).isEqualTo(template.getAtt(synth.stack.schedule().deadLetterQueue(), "Arn"));
         JsonNode queue = template.resource(template.logicalId(synth.stack.schedule().deadLetterQueue())).path("Properties");
-        assertThat(queue.path("KmsMasterKeyId")).isEqualTo(template.getAtt(keys().telemetry(), "Arn"));
+        assertThat(queue.path("KmsMasterKeyId")).isEqualTo(template.getAtt(synth.stack.keys().telemetry(), "Arn"));
         assertThat(queue.path("MessageRetentionPeriod").asInt()).isEqualTo(14 * 24 * 3600);
         JsonNode policy = template.resources("AWS::SQS::QueuePolicy").values().iterator().next().path("Properties").path("PolicyDocument");
         assertThat(policy.toString()).contains("\"aws:SecureTransport\":\"false\"").contains("\"Effect\":\"Deny\"");
@@ -70,7 +70,7 @@ class ScheduleTest {
                 assertThat(resource).isEqualTo(template.getAtt(synth.stack.schedule().deadLetterQueue(), "Arn"));
             } else {
                 assertThat(Set.copyOf(actions)).isEqualTo(Set.of("kms:GenerateDataKey", "kms:Decrypt"));
-                assertThat(resource).isEqualTo(template.getAtt(keys().telemetry(), "Arn"));
+                assertThat(resource).isEqualTo(template.getAtt(synth.stack.keys().telemetry(), "Arn"));
                 assertThat(statement.path("Condition").path("StringEquals").has("kms:ViaService")).isTrue();
             }
         }
@@ -83,7 +83,4 @@ class ScheduleTest {
         return template.resources("AWS::Scheduler::Schedule").values().iterator().next();
     }
 
-    private EncryptionKeys keys() {
-        return (EncryptionKeys) synth.stack.getNode().findChild("Keys");
-    }
 }

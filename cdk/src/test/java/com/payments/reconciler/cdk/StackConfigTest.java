@@ -74,14 +74,14 @@ class StackConfigTest {
             "scheduleTime|02:00:30|a local time HH:mm",
             "scheduleTime|25:00|a local time HH:mm",
             "gracePeriod|72h|ISO-8601 duration",
-            "gracePeriod|PT0S|out of range",
-            "gracePeriod|-PT1H|out of range",
+            "gracePeriod|PT0S|a positive ISO-8601 duration",
+            "gracePeriod|PT-1H|a positive ISO-8601 duration",
             "shards|four|an integer from 1 to 64",
-            "shards|0|out of range",
-            "shards|65|out of range",
+            "shards|0|an integer from 1 to 64",
+            "shards|65|an integer from 1 to 64",
             "dryRun|yes|true or false",
-            "windowHorizonDays|0|out of range",
-            "windowHorizonDays|366|out of range",
+            "windowHorizonDays|0|from 1 to 365",
+            "windowHorizonDays|366|from 1 to 365",
             "providerBaseUrl|http://provider.example/api|an https URL",
             "providerBaseUrl|provider.example|an https URL",
             "providerBaseUrl|https://|an https URL",
@@ -91,11 +91,14 @@ class StackConfigTest {
             "namePrefix|a-prefix-that-is-far-too-long-for-names|at most 24 letters",
     })
     void badValuesAreRefusedNamingTheKey(String key, String value, String form) {
+        // The message names the key, the accepted form and the value given, and nothing else (no variable names).
         Map<String, Object> context = Map.of(key, value);
         assertThatThrownBy(() -> StackConfig.fromContext(context::get))
                 .isInstanceOf(InvalidContext.class)
                 .hasMessageStartingWith("context key '" + key + "' ")
                 .hasMessageContaining(form)
+                .hasMessageContaining(value)
+                .hasMessageNotContainingAny("SCHEDULE_", "GRACE_PERIOD", "SHARDS", "DRY_RUN", "WINDOW_HORIZON")
                 .hasMessageContaining("-c " + key + "=")
                 .satisfies(e -> assertThat(((InvalidContext) e).key()).isEqualTo(key));
     }

@@ -53,7 +53,7 @@ class TablesTest {
 
     @Test
     void onDemandWithPointInTimeRecoveryEncryptedUnderTheDataKey() {
-        JsonNode dataKey = template.getAtt(synthKeys().data(), "Arn");
+        JsonNode dataKey = template.getAtt(synth.stack.keys().data(), "Arn");
         for (TableSchema schema : Tables.ALL) {
             JsonNode props = table(schema).path("Properties");
             assertThat(props.path("BillingMode").asText()).isEqualTo("PAY_PER_REQUEST");
@@ -100,9 +100,6 @@ class TablesTest {
         }
     }
 
-    private EncryptionKeys synthKeys() {
-        return (EncryptionKeys) synth.stack.getNode().findChild("Keys");
-    }
 
     private JsonNode table(TableSchema schema) {
         return template.resource(template.logicalId(synth.stack.tables().table(schema)));

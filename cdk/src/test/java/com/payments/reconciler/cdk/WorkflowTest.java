@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +75,7 @@ class WorkflowTest {
         JsonNode group = template.resource(template.logicalId(synth.stack.workflow().logGroup()));
         assertThat(group.path("Properties").path("LogGroupName").asText()).isEqualTo("/aws/vendedlogs/states/test-hold-release-reconciler");
         assertThat(group.path("Properties").path("RetentionInDays").asInt()).isEqualTo(365);
-        assertThat(group.path("Properties").path("KmsKeyId")).isEqualTo(template.getAtt(keys().telemetry(), "Arn"));
+        assertThat(group.path("Properties").path("KmsKeyId")).isEqualTo(template.getAtt(synth.stack.keys().telemetry(), "Arn"));
     }
 
     /** The role may invoke the four aliases; everything else it holds is log delivery and X-Ray, which take no resource. */
@@ -90,7 +91,7 @@ class WorkflowTest {
             if (actions.contains("lambda:InvokeFunction")) {
                 invokes++;
                 assertThat(actions).containsExactly("lambda:InvokeFunction");
-                List<JsonNode> expected = java.util.Arrays.stream(LambdaFunction.values()).filter(LambdaFunction::invokedByWorkflow)
+                List<JsonNode> expected = Arrays.stream(LambdaFunction.values()).filter(LambdaFunction::invokedByWorkflow)
                         .map(f -> template.ref(synth.stack.functions().alias(f))).toList();
                 assertThat(TemplateJson.nodes(statement.path("Resource"))).containsExactlyInAnyOrderElementsOf(expected);
             } else {
@@ -121,7 +122,4 @@ class WorkflowTest {
         return template.resource(template.logicalId(synth.stack.workflow().stateMachine()));
     }
 
-    private EncryptionKeys keys() {
-        return (EncryptionKeys) synth.stack.getNode().findChild("Keys");
-    }
 }
