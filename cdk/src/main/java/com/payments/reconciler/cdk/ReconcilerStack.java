@@ -15,6 +15,8 @@ import software.amazon.awscdk.CfnOutput;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
+import software.amazon.awscdk.services.iam.AnyPrincipal;
+import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.secretsmanager.Secret;
 import software.amazon.awscdk.services.stepfunctions.StateMachine;
@@ -104,9 +106,21 @@ public final class ReconcilerStack extends Stack {
                 .build()), true);
     }
 
-    /** The provider's base URL and the secret's ARN (never the key) for DeliverCommands, which alone may read it. */
+    /**
+     * The provider's base URL and the secret's ARN (never the key) for DeliverCommands, which alone may read
+     * it: allowed by its role, and every other principal denied by the secret's own policy, so a broad IAM
+     * policy elsewhere in the account (an administrator's, a CI role's) cannot read the key either.
+     */
     private void allowDelivery() {
         var deliver = functions.function(LambdaFunction.DELIVER_COMMANDS);
+        providerSecret.addToResourcePolicy(PolicyStatement.Builder.create()
+                .sid("OnlyDeliverCommandsReadsTheKey")
+                .effect(Effect.DENY)
+                .principals(List.of(new AnyPrincipal()))
+                .actions(List.of("secretsmanager:GetSecretValue"))
+                .resources(List.of("*"))
+                .conditions(Map.of("StringNotEquals", Map.of("aws:PrincipalArn", functions.role(LambdaFunction.DELIVER_COMMANDS).getRoleArn())))
+                .build());
         deliver.addEnvironment(EnvVars.PROVIDER_SECRET_ID, providerSecret.getSecretArn());
         functions.role(LambdaFunction.DELIVER_COMMANDS).addToPolicy(PolicyStatement.Builder.create()
                 .sid("ReadProviderApiKey")

@@ -146,6 +146,14 @@ class LeastPrivilegeTest {
         assertThat(secretProps.path("Name").asText()).isEqualTo("test/provider-api-key");
         assertThat(secretProps.path("KmsKeyId")).isEqualTo(template.getAtt(synth.stack.keys().data(), "Arn"));
         assertThat(secretProps.has("SecretString")).as("no key material in the template").isFalse();
+        JsonNode policy = template.resources("AWS::SecretsManager::ResourcePolicy").values().iterator().next().path("Properties");
+        assertThat(policy.path("SecretId")).isEqualTo(secret);
+        JsonNode deny = policy.path("ResourcePolicy").path("Statement").path(0);
+        assertThat(deny.path("Effect").asText()).isEqualTo("Deny");
+        assertThat(deny.path("Principal").path("AWS").asText()).isEqualTo("*");
+        assertThat(TemplateJson.strings(deny.path("Action"))).containsExactly("secretsmanager:GetSecretValue");
+        assertThat(deny.path("Condition").path("StringNotEquals").path("aws:PrincipalArn"))
+                .isEqualTo(template.getAtt(synth.stack.functions().role(LambdaFunction.DELIVER_COMMANDS), "Arn"));
     }
 
     @Test
