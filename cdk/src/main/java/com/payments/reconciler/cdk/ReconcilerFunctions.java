@@ -64,11 +64,49 @@ public final class ReconcilerFunctions extends Construct {
                 .encryptionKey(keys.telemetry())
                 .removalPolicy(RemovalPolicy.RETAIN)
                 .build();
+        Role role = role(function, logGroup, tables, keys);
+        Function fn = Function.Builder.create(this, function.logicalName())
+                .functionName(name)
+                .description("Hold-release reconciler: " + function.logicalName())
+                .runtime(Runtime.JAVA_25)
+                .architecture(Architecture.ARM_64)
+                .handler(function.handler())
+                .code(code)
+                .memorySize(function.memoryMb())
+                .timeout(Duration.seconds(function.timeout().toSeconds()))
+                .snapStart(SnapStartConf.ON_PUBLISHED_VERSIONS)
+                .tracing(Tracing.ACTIVE)
+                .logGroup(logGroup)
+                .role(role)
+                .environment(environment(function, config, tables))
+                .build();
+        // The warning asks for a published version; currentVersion below publishes one and the alias points at it.
+        Annotations.of(fn).acknowledgeWarning("@aws-cdk/aws-lambda:snapStartRequirePublish",
+                "published by currentVersion, invoked only through the alias " + ALIAS);
+        Alias alias = Alias.Builder.create(this, function.logicalName() + "Alias")
+                .aliasName(ALIAS)
+                .version(fn.getCurrentVersion())
+                .build();
+        // Active tracing adds the X-Ray write actions on "*" to the role; they take no resource.
+        NagSuppressions.addResourceSuppressions(role, List.of(NagPackSuppression.builder()
+                .id("AwsSolutions-IAM5")
+                .reason("X-Ray's PutTraceSegments and PutTelemetryRecords accept no resource ARN: Resource '*' is the only form "
+                        + "they take (added by active tracing); every data action names its table or index ARN.")
+                .appliesTo(List.of("Resource::*"))
+                .build()), true);
+        functions.put(function, fn);
+        aliases.put(function, alias);
+        roles.put(function, role);
+        logGroups.put(function, logGroup);
+    }
+
+    /** A role of its own: its log group, the data access its handler calls ({@link DataAccess}), the table key through DynamoDB. */
+    private Role role(LambdaFunction function, LogGroup logGroup, ReconcilerTables tables, EncryptionKeys keys) {
         Role role = Role.Builder.create(this, function.logicalName() + "Role")
                 .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
                 .description("Hold-release reconciler " + function.logicalName() + ": its own log group and the data access its handler calls")
                 .build();
-        // In place of the AWS managed basic-execution policy (logs:* on every log group): this function's group only.
+        // In place of the AWS managed basic-execution policy (log writes to every group in the account): its own group only.
         role.addToPolicy(PolicyStatement.Builder.create()
                 .sid("OwnLogGroup")
                 .actions(List.of("logs:CreateLogStream", "logs:PutLogEvents"))
@@ -93,51 +131,23 @@ public final class ReconcilerFunctions extends Construct {
                     .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "dynamodb." + stack.getRegion() + ".amazonaws.com")))
                     .build());
         }
+        return role;
+    }
 
+    /** Names, ARNs and settings the handler reads (HandlerEnvironment, TableNames, WindowConfig); never a secret. */
+    private static Map<String, String> environment(LambdaFunction function, StackConfig config, ReconcilerTables tables) {
         Map<String, String> environment = new LinkedHashMap<>();
         if (function.invokedByWorkflow()) {
             environment.putAll(tables.environment());
             environment.put(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
         } else {
+            // StartWindow, Scheduler's target: the window settings it computes each execution's input from.
             environment.putAll(config.windowEnvironment());
         }
         if (function == LambdaFunction.DELIVER_COMMANDS) {
             environment.put(EnvVars.PROVIDER_BASE_URL, config.providerBaseUrl().toString());
         }
-
-        Function fn = Function.Builder.create(this, function.logicalName())
-                .functionName(name)
-                .description("Hold-release reconciler: " + function.logicalName())
-                .runtime(Runtime.JAVA_25)
-                .architecture(Architecture.ARM_64)
-                .handler(function.handler())
-                .code(code)
-                .memorySize(function.memoryMb())
-                .timeout(Duration.seconds(function.timeout().toSeconds()))
-                .snapStart(SnapStartConf.ON_PUBLISHED_VERSIONS)
-                .tracing(Tracing.ACTIVE)
-                .logGroup(logGroup)
-                .role(role)
-                .environment(environment)
-                .build();
-        // The warning asks for a published version; currentVersion below publishes one and the alias points at it.
-        Annotations.of(fn).acknowledgeWarning("@aws-cdk/aws-lambda:snapStartRequirePublish",
-                "published by currentVersion, invoked only through the alias " + ALIAS);
-        Alias alias = Alias.Builder.create(this, function.logicalName() + "Alias")
-                .aliasName(ALIAS)
-                .version(fn.getCurrentVersion())
-                .build();
-        // Active tracing adds the X-Ray write actions on "*" to the role; they take no resource.
-        NagSuppressions.addResourceSuppressions(role, List.of(NagPackSuppression.builder()
-                .id("AwsSolutions-IAM5")
-                .reason("X-Ray's PutTraceSegments and PutTelemetryRecords accept no resource ARN: Resource '*' is the only form "
-                        + "they take (added by active tracing); every data action names its table or index ARN.")
-                .appliesTo(List.of("Resource::*"))
-                .build()), true);
-        functions.put(function, fn);
-        aliases.put(function, alias);
-        roles.put(function, role);
-        logGroups.put(function, logGroup);
+        return environment;
     }
 
     public Function function(LambdaFunction function) {
