@@ -1,0 +1,70 @@
+package com.payments.reconciler.cdk;
+
+import com.payments.reconciler.store.TableSchema;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.Idempotency;
+import com.payments.reconciler.store.Tables.Leases;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.store.Tables.Settlements;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Which DynamoDB actions each function calls, on which table or index: read off the code, one grant per
+ * call site, so each role allows exactly what its handler does and nothing a future handler might.
+ * A transaction's items are authorised as their single-item actions (ConditionCheck is
+ * {@code dynamodb:ConditionCheckItem}); {@code TransactWriteItems} itself is not an IAM action.
+ *
+ * @param schema the table
+ * @param index the index, when the grant is on an index (a Query); empty for the table itself
+ * @param actions the IAM actions
+ * @param why the call site, for the reader of the policy
+ */
+public record DataAccess(TableSchema schema, Optional<String> index, List<String> actions, String why) {
+
+    public static final String GET_ITEM = "dynamodb:GetItem";
+    public static final String PUT_ITEM = "dynamodb:PutItem";
+    public static final String UPDATE_ITEM = "dynamodb:UpdateItem";
+    public static final String DELETE_ITEM = "dynamodb:DeleteItem";
+    public static final String CONDITION_CHECK_ITEM = "dynamodb:ConditionCheckItem";
+    public static final String QUERY = "dynamodb:Query";
+
+    public DataAccess {
+        actions = List.copyOf(actions);
+    }
+
+    static DataAccess table(TableSchema schema, String why, String... actions) {
+        return new DataAccess(schema, Optional.empty(), List.of(actions), why);
+    }
+
+    static DataAccess index(TableSchema schema, String index, String why, String... actions) {
+        return new DataAccess(schema, Optional.of(schema.index(index).name()), List.of(actions), why);
+    }
+
+    /** The grants of one function; StartWindow touches no table. */
+    public static List<DataAccess> of(LambdaFunction function) {
+        return switch (function) {
+            case START_WINDOW -> List.of();
+            case ACQUIRE_LEASE -> List.of(
+                    table(Leases.SCHEMA, "LeaseStore.acquire: conditional takeover, epoch + 1", UPDATE_ITEM));
+            case RECONCILE_PAGE -> List.of(
+                    table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check (item 0 of every transaction)",
+                            UPDATE_ITEM, CONDITION_CHECK_ITEM),
+                    index(Authorisations.SCHEMA, Authorisations.PENDING_BY_AGE, "CandidateFinder: pending authorisations older than the cutoff", QUERY),
+                    table(Authorisations.SCHEMA, "FencedWriter: AUTHORISED -> RELEASE_REQUESTED, version + 1", UPDATE_ITEM),
+                    table(Settlements.SCHEMA, "SettlementCheck (consistent read) and FencedWriter's no-settlement check",
+                            GET_ITEM, CONDITION_CHECK_ITEM),
+                    table(ReleaseCommands.SCHEMA, "FencedWriter: the outbox command, created once", PUT_ITEM));
+            case DELIVER_COMMANDS -> List.of(
+                    table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check when recording a delivery",
+                            UPDATE_ITEM, CONDITION_CHECK_ITEM),
+                    index(ReleaseCommands.SCHEMA, ReleaseCommands.PENDING_DELIVERY, "PendingCommands: this shard's pending commands", QUERY),
+                    table(ReleaseCommands.SCHEMA, "FencedWriter.recordDelivery: PENDING -> DELIVERED / REJECTED", UPDATE_ITEM),
+                    table(Idempotency.SCHEMA, "PowertoolsOperationGuard: Powertools' DynamoDB persistence store",
+                            GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
+            case RELEASE_LEASE -> List.of(
+                    table(Leases.SCHEMA, "LeaseStore.release: owner and epoch checked, epoch kept", UPDATE_ITEM));
+        };
+    }
+}

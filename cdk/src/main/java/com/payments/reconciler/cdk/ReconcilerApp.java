@@ -1,0 +1,43 @@
+package com.payments.reconciler.cdk;
+
+import io.github.cdklabs.cdknag.AwsSolutionsChecks;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.Aspects;
+import software.amazon.awscdk.Environment;
+import software.amazon.awscdk.StackProps;
+
+/**
+ * The CDK app (cdk.json's {@code app}): one stack from the context's settings, checked by cdk-nag's
+ * AwsSolutions pack, whose unsuppressed findings are errors that make {@code cdk synth} and
+ * {@code cdk deploy} fail.
+ */
+public final class ReconcilerApp {
+
+    public static final String STACK_SUFFIX = "HoldReleaseReconciler";
+
+    private ReconcilerApp() {
+    }
+
+    public static void main(String[] args) {
+        App app = new App();
+        build(app, LambdaJar.fromSystemProperty());
+        app.synth();
+    }
+
+    /** The stack in {@code app}, from its context; the tests synthesise exactly this. */
+    public static ReconcilerStack build(App app, LambdaJar jar) {
+        StackConfig config = StackConfig.fromContext(app.getNode()::tryGetContext);
+        // Account and region come from the deploying credentials (CDK_DEFAULT_*), unresolved when synthesising offline.
+        Environment env = Environment.builder()
+                .account(System.getenv("CDK_DEFAULT_ACCOUNT"))
+                .region(System.getenv("CDK_DEFAULT_REGION"))
+                .build();
+        ReconcilerStack stack = new ReconcilerStack(app, config.physicalName(STACK_SUFFIX),
+                StackProps.builder().env(env)
+                        .description("Hold-release reconciler: nightly Step Functions workflow releasing unsettled card holds")
+                        .build(),
+                config, jar);
+        Aspects.of(app).add(AwsSolutionsChecks.Builder.create().verbose(true).build());
+        return stack;
+    }
+}

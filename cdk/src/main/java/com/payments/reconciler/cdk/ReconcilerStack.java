@@ -1,0 +1,192 @@
+package com.payments.reconciler.cdk;
+
+import com.payments.reconciler.store.TableSchema;
+import com.payments.reconciler.store.Tables;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.LambdaFunction;
+import io.github.cdklabs.cdknag.NagPackSuppression;
+import io.github.cdklabs.cdknag.NagSuppressions;
+import io.github.cdklabs.cdknag.RegexAppliesTo;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.ArnComponents;
+import software.amazon.awscdk.ArnFormat;
+import software.amazon.awscdk.CfnOutput;
+import software.amazon.awscdk.RemovalPolicy;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.StackProps;
+import software.amazon.awscdk.services.iam.AnyPrincipal;
+import software.amazon.awscdk.services.iam.Effect;
+import software.amazon.awscdk.services.iam.PolicyStatement;
+import software.amazon.awscdk.services.secretsmanager.Secret;
+import software.amazon.awscdk.services.stepfunctions.StateMachine;
+import software.constructs.Construct;
+
+/**
+ * The reconciler on AWS: tables, functions, the Standard workflow, the nightly schedule, the provider
+ * secret, alarms and a dashboard. Least privilege throughout: each role names the actions its code calls
+ * on the resources it uses, and nothing else.
+ */
+public final class ReconcilerStack extends Stack {
+
+    public static final String OUTPUT_STATE_MACHINE_ARN = "StateMachineArn";
+    public static final String OUTPUT_CONSOLE_URL = "StateMachineConsoleUrl";
+    public static final String OUTPUT_DASHBOARD = "DashboardName";
+
+    private final EncryptionKeys keys;
+    private final ReconcilerTables tables;
+    private final ReconcilerFunctions functions;
+    private final ReconcilerWorkflow workflow;
+    private final NightlySchedule schedule;
+    private final Monitoring monitoring;
+    private final Secret providerSecret;
+
+    public ReconcilerStack(Construct scope, String id, StackProps props, StackConfig config, LambdaJar jar) {
+        super(scope, id, props);
+        this.keys = new EncryptionKeys(this, "Keys", config);
+        this.tables = new ReconcilerTables(this, "Tables", config, keys.data());
+        this.functions = new ReconcilerFunctions(this, "Functions", config, jar, tables, keys);
+        this.workflow = new ReconcilerWorkflow(this, "Workflow", config, functions, keys);
+        this.providerSecret = providerSecret(config, keys);
+        allowStartWindow(workflow);
+        allowDelivery();
+        this.schedule = new NightlySchedule(this, "Schedule", config, functions.alias(LambdaFunction.START_WINDOW), keys);
+        this.monitoring = new Monitoring(this, "Monitoring", config, workflow, schedule.deadLetterQueue(), keys);
+        outputs();
+    }
+
+    /**
+     * Created here, empty of a usable key (a generated placeholder that is not the JSON the function reads,
+     * so a forgotten step fails loudly, naming the secret); the operator puts the provider's key in it
+     * (docs/deploy.md). Retained: the key outlives a stack replacement.
+     */
+    private Secret providerSecret(StackConfig config, EncryptionKeys keys) {
+        Secret secret = Secret.Builder.create(this, "ProviderApiKey")
+                .secretName(config.providerSecretName())
+                .description("Card provider API key for the hold-release reconciler: {\"apiKey\": \"...\"}; "
+                        + "readable only by the DeliverCommands function")
+                .encryptionKey(keys.data())
+                .removalPolicy(RemovalPolicy.RETAIN)
+                .build();
+        NagSuppressions.addResourceSuppressions(secret, List.of(NagPackSuppression.builder()
+                .id("AwsSolutions-SMG4")
+                .reason("The provider issues this API key; it cannot be rotated by a Secrets Manager rotation function. "
+                        + "The provider's rotation is done by putting the new key in the secret (docs/deploy.md); "
+                        + "DeliverCommands re-reads it within PROVIDER_SECRET_TTL and on the provider's 401.")
+                .build()));
+        return secret;
+    }
+
+    /** StartWindow looks for the window's execution, then starts it: on this state machine only. */
+    private void allowStartWindow(ReconcilerWorkflow workflow) {
+        StateMachine stateMachine = workflow.stateMachine();
+        var startWindow = functions.function(LambdaFunction.START_WINDOW);
+        startWindow.addEnvironment(EnvVars.STATE_MACHINE_ARN, stateMachine.getStateMachineArn());
+        String executions = formatArn(ArnComponents.builder()
+                .service("states").resource("execution").resourceName(workflow.name() + ":*")
+                .arnFormat(ArnFormat.COLON_RESOURCE_NAME).build());
+        functions.role(LambdaFunction.START_WINDOW).addToPolicy(PolicyStatement.Builder.create()
+                .sid("StartWindowExecutions")
+                .actions(List.of("states:StartExecution"))
+                .resources(List.of(stateMachine.getStateMachineArn()))
+                .build());
+        functions.role(LambdaFunction.START_WINDOW).addToPolicy(PolicyStatement.Builder.create()
+                .sid("DescribeWindowExecutions")
+                .actions(List.of("states:DescribeExecution"))
+                .resources(List.of(executions))
+                .build());
+        NagSuppressions.addResourceSuppressions(functions.role(LambdaFunction.START_WINDOW), List.of(NagPackSuppression.builder()
+                .id("AwsSolutions-IAM5")
+                .reason("DescribeExecution is authorised on execution ARNs, and the execution to look up is named at run "
+                        + "time (reconcile-{window}); the wildcard is confined to executions of this one state machine.")
+                // A pattern: region and account are tokens offline but literals once the CLI supplies them.
+                .appliesTo(List.of(RegexAppliesTo.builder()
+                        .regex("/^Resource::arn:(<AWS::Partition>|[a-z-]+):states:(<AWS::Region>|[a-z0-9-]+):(<AWS::AccountId>|[0-9]{12})"
+                                + ":execution:" + workflow.name() + ":\\*$/g").build()))
+                .build()), true);
+    }
+
+    /**
+     * The provider's base URL and the secret's ARN (never the key) for DeliverCommands, which alone may read
+     * it: allowed by its role, and every other principal denied by the secret's own policy, so a broad IAM
+     * policy elsewhere in the account (an administrator's, a CI role's) cannot read the key either.
+     */
+    private void allowDelivery() {
+        var deliver = functions.function(LambdaFunction.DELIVER_COMMANDS);
+        providerSecret.addToResourcePolicy(PolicyStatement.Builder.create()
+                .sid("OnlyDeliverCommandsReadsTheKey")
+                .effect(Effect.DENY)
+                .principals(List.of(new AnyPrincipal()))
+                .actions(List.of("secretsmanager:GetSecretValue"))
+                .resources(List.of("*"))
+                .conditions(Map.of("StringNotEquals", Map.of("aws:PrincipalArn", functions.role(LambdaFunction.DELIVER_COMMANDS).getRoleArn())))
+                .build());
+        deliver.addEnvironment(EnvVars.PROVIDER_SECRET_ID, providerSecret.getSecretArn());
+        functions.role(LambdaFunction.DELIVER_COMMANDS).addToPolicy(PolicyStatement.Builder.create()
+                .sid("ReadProviderApiKey")
+                .actions(List.of("secretsmanager:GetSecretValue"))
+                .resources(List.of(providerSecret.getSecretArn()))
+                .build());
+        functions.role(LambdaFunction.DELIVER_COMMANDS).addToPolicy(PolicyStatement.Builder.create()
+                .sid("DecryptProviderApiKey")
+                .actions(List.of("kms:Decrypt"))
+                .resources(List.of(providerSecret.getEncryptionKey().getKeyArn()))
+                .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "secretsmanager." + getRegion() + ".amazonaws.com")))
+                .build());
+    }
+
+    private void outputs() {
+        StateMachine stateMachine = workflow.stateMachine();
+        CfnOutput.Builder.create(this, OUTPUT_STATE_MACHINE_ARN)
+                .description("bin/reconciler ... --state-machine-arn")
+                .value(stateMachine.getStateMachineArn())
+                .build();
+        CfnOutput.Builder.create(this, OUTPUT_CONSOLE_URL)
+                .description("The state machine in the Step Functions console (executions are named reconcile-{window})")
+                .value("https://" + getRegion() + ".console.aws.amazon.com/states/home?region=" + getRegion()
+                        + "#/statemachines/view/" + stateMachine.getStateMachineArn())
+                .build();
+        CfnOutput.Builder.create(this, OUTPUT_DASHBOARD)
+                .description("CloudWatch dashboard")
+                .value(monitoring.dashboard().getDashboardName())
+                .build();
+        for (TableSchema schema : Tables.ALL) {
+            CfnOutput.Builder.create(this, schema.logicalName() + "TableName")
+                    .description(schema.logicalName() + " table")
+                    .value(tables.names().nameOf(schema))
+                    .build();
+        }
+        CfnOutput.Builder.create(this, "ProviderSecretArn")
+                .description("Put the provider API key here: {\"apiKey\": \"...\"} (docs/deploy.md)")
+                .value(providerSecret.getSecretArn())
+                .build();
+    }
+
+    public EncryptionKeys keys() {
+        return keys;
+    }
+
+    public ReconcilerTables tables() {
+        return tables;
+    }
+
+    public ReconcilerFunctions functions() {
+        return functions;
+    }
+
+    public ReconcilerWorkflow workflow() {
+        return workflow;
+    }
+
+    public NightlySchedule schedule() {
+        return schedule;
+    }
+
+    public Monitoring monitoring() {
+        return monitoring;
+    }
+
+    public Secret providerSecret() {
+        return providerSecret;
+    }
+}

@@ -1,0 +1,164 @@
+package com.payments.reconciler.cdk;
+
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.InvalidInput;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * The deployment's settings, read from CDK context ({@code cdk.json}, overridden with {@code -c key=value}).
+ * Every value is validated here, before any construct exists, with an error naming the context key; the
+ * window settings then go through {@link WindowConfig} itself, so the stack cannot deploy a configuration
+ * StartWindow would refuse at run time.
+ *
+ * @param namePrefix prefix of every physical name (tables, functions, state machine, schedule, secret)
+ * @param window the schedule's zone and local time, grace period, shards, dry run and start horizon,
+ *               exactly as StartWindow will read them back from its environment
+ * @param providerBaseUrl the card provider's API base URL (https)
+ * @param providerSecretName the Secrets Manager secret the stack creates for the provider API key
+ * @param alarmEmail where alarms are e-mailed, if anywhere
+ */
+public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
+                          Optional<String> alarmEmail) {
+
+    public static final String NAME_PREFIX = "namePrefix";
+    public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
+    public static final String SCHEDULE_TIME = "scheduleTime";
+    public static final String GRACE_PERIOD = "gracePeriod";
+    public static final String SHARDS = "shards";
+    public static final String DRY_RUN = "dryRun";
+    public static final String WINDOW_HORIZON_DAYS = "windowHorizonDays";
+    public static final String PROVIDER_BASE_URL = "providerBaseUrl";
+    public static final String PROVIDER_SECRET_NAME = "providerSecretName";
+    public static final String ALARM_EMAIL = "alarmEmail";
+
+    /** Window settings: context key → the StartWindow environment variable it becomes. */
+    private static final Map<String, String> WINDOW_KEYS = Map.of(
+            SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_TIME_ZONE,
+            SCHEDULE_TIME, EnvVars.SCHEDULE_LOCAL_TIME,
+            GRACE_PERIOD, EnvVars.GRACE_PERIOD,
+            SHARDS, EnvVars.SHARDS,
+            DRY_RUN, EnvVars.DRY_RUN,
+            WINDOW_HORIZON_DAYS, EnvVars.WINDOW_HORIZON_DAYS);
+
+    public static final String DEFAULT_NAME_PREFIX = "reconciler-prod-";
+    public static final String DEFAULT_PROVIDER_BASE_URL = "https://provider.example/api";
+    /** Secret names: Secrets Manager allows these characters; the prefix keeps environments apart. */
+    private static final Pattern SECRET_NAME = Pattern.compile("[A-Za-z0-9/_+=.@-]{1,256}");
+    /** Table, function, state machine and schedule names all accept this; 24 leaves room for the longest suffix. */
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9-]{0,24}");
+    private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+
+    public StackConfig {
+        requirePrefix(namePrefix);
+    }
+
+    private static void requirePrefix(String namePrefix) {
+        if (!PREFIX.matcher(namePrefix).matches()) {
+            throw new InvalidContext(NAME_PREFIX, "must be at most 24 letters, digits or '-', e.g. reconciler-prod-, was '" + namePrefix + "'");
+        }
+    }
+
+    /** Defaults for every key, as documented in docs/deploy.md and written in cdk.json. */
+    public static Map<String, String> defaults() {
+        WindowConfig window = WindowConfig.defaults();
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put(NAME_PREFIX, DEFAULT_NAME_PREFIX);
+        d.put(SCHEDULE_TIME_ZONE, window.zone().getId());
+        d.put(SCHEDULE_TIME, window.localTime().toString());
+        d.put(GRACE_PERIOD, window.gracePeriod().toString());
+        d.put(SHARDS, Integer.toString(window.shards()));
+        d.put(DRY_RUN, Boolean.toString(window.dryRun()));
+        d.put(WINDOW_HORIZON_DAYS, Integer.toString(window.horizonDays()));
+        d.put(PROVIDER_BASE_URL, DEFAULT_PROVIDER_BASE_URL);
+        d.put(PROVIDER_SECRET_NAME, "");
+        d.put(ALARM_EMAIL, "");
+        return d;
+    }
+
+    /**
+     * @param context the app's context lookup ({@code node.tryGetContext}); a missing or blank value takes
+     *                its default. Values may be strings (from {@code -c}) or JSON numbers/booleans (cdk.json).
+     */
+    public static StackConfig fromContext(Function<String, Object> context) {
+        Map<String, String> defaults = defaults();
+        Function<String, String> value = key -> {
+            Object raw = context.apply(key);
+            String text = raw == null ? "" : raw.toString().trim();
+            String fallback = defaults.get(key);
+            return !text.isEmpty() ? text : fallback.isEmpty() ? null : fallback;
+        };
+        String prefix = value.apply(NAME_PREFIX);
+        requirePrefix(prefix);
+        String time = value.apply(SCHEDULE_TIME);
+        if (!time.matches("\\d{2}:\\d{2}")) {
+            // Cron has no seconds: a window start of 02:00:30 would never be the time the schedule fires.
+            throw new InvalidContext(SCHEDULE_TIME, "must be a local time HH:mm such as 02:00, was '" + time + "'");
+        }
+        // StartWindow's own reader parses and range-checks the window settings, so the stack accepts exactly
+        // what the function will; its errors name the variable, which maps back to the context key.
+        Map<String, String> env = new LinkedHashMap<>();
+        WINDOW_KEYS.forEach((key, envVar) -> env.put(envVar, value.apply(key)));
+        WindowConfig window;
+        try {
+            window = WindowConfig.fromEnvironment(env);
+        } catch (InvalidInput e) {
+            String problem = e.getMessage().startsWith(e.field() + ": ") ? e.getMessage().substring(e.field().length() + 2) : e.getMessage();
+            throw new InvalidContext(contextKeyOf(e.field()), problem);
+        }
+        URI provider = providerUrl(value.apply(PROVIDER_BASE_URL));
+        String secretName = value.apply(PROVIDER_SECRET_NAME);
+        if (secretName == null) {
+            secretName = prefix + "provider-api-key";
+        }
+        if (!SECRET_NAME.matcher(secretName).matches()) {
+            throw new InvalidContext(PROVIDER_SECRET_NAME, "must be 1-256 characters of letters, digits and /_+=.@-, was '" + secretName + "'");
+        }
+        Optional<String> email = Optional.ofNullable(value.apply(ALARM_EMAIL));
+        email.ifPresent(e -> {
+            if (!EMAIL.matcher(e).matches()) {
+                throw new InvalidContext(ALARM_EMAIL, "must be an e-mail address such as payments-oncall@example.com, or empty for none, was '" + e + "'");
+            }
+        });
+        return new StackConfig(prefix, window, provider, secretName, email);
+    }
+
+    /** The window settings as StartWindow's environment carries them ({@link WindowConfig#fromEnvironment} reads them back). */
+    public Map<String, String> windowEnvironment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(EnvVars.SCHEDULE_TIME_ZONE, window.zone().getId());
+        env.put(EnvVars.SCHEDULE_LOCAL_TIME, window.localTime().toString());
+        env.put(EnvVars.GRACE_PERIOD, window.gracePeriod().toString());
+        env.put(EnvVars.SHARDS, Integer.toString(window.shards()));
+        env.put(EnvVars.DRY_RUN, Boolean.toString(window.dryRun()));
+        env.put(EnvVars.WINDOW_HORIZON_DAYS, Integer.toString(window.horizonDays()));
+        return env;
+    }
+
+    public String physicalName(String suffix) {
+        return namePrefix + suffix;
+    }
+
+    private static String contextKeyOf(String envVar) {
+        return WINDOW_KEYS.entrySet().stream().filter(e -> e.getValue().equals(envVar)).map(Map.Entry::getKey)
+                .findFirst().orElse(envVar);
+    }
+
+    private static URI providerUrl(String text) {
+        try {
+            URI uri = new URI(text);
+            if (!"https".equals(uri.getScheme()) || uri.getHost() == null) {
+                throw new InvalidContext(PROVIDER_BASE_URL, "must be an https URL with a host, e.g. " + DEFAULT_PROVIDER_BASE_URL + ", was '" + text + "'");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw new InvalidContext(PROVIDER_BASE_URL, "must be an https URL with a host, e.g. " + DEFAULT_PROVIDER_BASE_URL + ", was '" + text + "'");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package com.payments.reconciler.cdk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.HandlerEnvironment;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Test;
+
+/** The five functions: runtime, architecture, SnapStart behind an alias, timing budget, logs, tracing, environment. */
+class FunctionsTest {
+
+    private static final Set<String> WORKFLOW_ENV = Set.of(TableNames.ENV_LEASES, TableNames.ENV_AUTHORISATIONS,
+            TableNames.ENV_SETTLEMENTS, TableNames.ENV_RELEASE_COMMANDS, TableNames.ENV_IDEMPOTENCY, EnvVars.LEASE_NAME);
+
+    private final SynthesizedStack synth = SynthesizedStack.get();
+    private final TemplateJson template = new TemplateJson(synth);
+
+    @Test
+    void java25OnArm64WithTheTimingBudgetsMemoryAndTimeout() {
+        assertThat(template.resources("AWS::Lambda::Function")).hasSize(LambdaFunction.values().length);
+        for (LambdaFunction function : LambdaFunction.values()) {
+            JsonNode props = function(function).path("Properties");
+            assertThat(props.path("FunctionName").asText()).isEqualTo("test-" + function.logicalName());
+            assertThat(props.path("Runtime").asText()).isEqualTo("java25");
+            assertThat(TemplateJson.strings(props.path("Architectures"))).containsExactly("arm64");
+            assertThat(props.path("Handler").asText()).isEqualTo(function.handler());
+            assertThat(props.path("MemorySize").asInt()).isEqualTo(function.memoryMb());
+            assertThat(props.path("Timeout").asLong()).isEqualTo(function.timeout().toSeconds());
+            assertThat(props.path("TracingConfig").path("Mode").asText()).isEqualTo("Active");
+        }
+    }
+
+    @Test
+    void theJarsHandlersAreCompiledForTheRuntimeTheStackDeploys() throws IOException {
+        // Lambda's java25 runs class files up to major version 69 (Java 25); the build's release must not exceed it.
+        try (ZipFile jar = new ZipFile(synth.jar.path().toFile())) {
+            for (LambdaFunction function : LambdaFunction.values()) {
+                ZipEntry entry = jar.getEntry(function.handlerClass().replace('.', '/') + ".class");
+                assertThat(entry).as(function.handlerClass() + " in the Lambda jar").isNotNull();
+                try (InputStream in = jar.getInputStream(entry)) {
+                    byte[] header = in.readNBytes(8);
+                    assertThat(((header[6] & 0xff) << 8) | (header[7] & 0xff)).as(function.handlerClass()).isEqualTo(69);
+                }
+            }
+        }
+    }
+
+    @Test
+    void snapStartOnAPublishedVersionBehindTheLiveAlias() {
+        for (LambdaFunction function : LambdaFunction.values()) {
+            String functionId = template.logicalId(synth.stack.functions().function(function));
+            assertThat(function(function).path("Properties").path("SnapStart").path("ApplyOn").asText()).isEqualTo("PublishedVersions");
+            JsonNode alias = template.resource(template.logicalId(synth.stack.functions().alias(function))).path("Properties");
+            assertThat(alias.path("Name").asText()).isEqualTo(ReconcilerFunctions.ALIAS);
+            assertThat(alias.path("FunctionName").path("Ref").asText()).isEqualTo(functionId);
+            String versionId = alias.path("FunctionVersion").path("Fn::GetAtt").path(0).asText();
+            JsonNode version = template.resource(versionId);
+            assertThat(version.path("Type").asText()).isEqualTo("AWS::Lambda::Version");
+            assertThat(version.path("Properties").path("FunctionName").path("Ref").asText()).isEqualTo(functionId);
+        }
+        assertThat(template.resources("AWS::Lambda::Version")).hasSize(LambdaFunction.values().length);
+        assertThat(template.resources("AWS::Lambda::Alias")).hasSize(LambdaFunction.values().length);
+    }
+
+    @Test
+    void codeIsTheFunctionsModulesShadedJar() throws IOException {
+        for (LambdaFunction function : LambdaFunction.values()) {
+            String key = function(function).path("Properties").path("Code").path("S3Key").asText();
+            assertThat(key).endsWith(".jar");
+            Path staged = synth.outdir.resolve("asset." + key);
+            assertThat(Files.mismatch(staged, synth.jar.path())).as("staged asset is the -lambda.jar byte for byte").isEqualTo(-1L);
+        }
+        assertThat(synth.jar.path().getFileName().toString()).endsWith("-lambda.jar");
+    }
+
+    @Test
+    void explicitLogGroupsWithAYearsRetentionEncryptedUnderTheTelemetryKey() {
+        JsonNode telemetryKey = template.getAtt(synth.stack.keys().telemetry(), "Arn");
+        for (LambdaFunction function : LambdaFunction.values()) {
+            JsonNode logConfig = function(function).path("Properties").path("LoggingConfig");
+            JsonNode group = template.resource(logConfig.path("LogGroup").path("Ref").asText());
+            assertThat(group.path("Properties").path("LogGroupName").asText()).isEqualTo("/aws/lambda/test-" + function.logicalName());
+            assertThat(group.path("Properties").path("RetentionInDays").asInt()).isEqualTo(365);
+            assertThat(group.path("Properties").path("KmsKeyId")).isEqualTo(telemetryKey);
+            assertThat(group.path("DeletionPolicy").asText()).isEqualTo("Retain");
+        }
+    }
+
+    @Test
+    void environmentCarriesNamesAndArnsOnlyWhatEachHandlerReads() {
+        for (LambdaFunction function : LambdaFunction.values()) {
+            Set<String> names = environment(function).keySet();
+            Set<String> expected = switch (function) {
+                case START_WINDOW -> Set.of(EnvVars.STATE_MACHINE_ARN, EnvVars.SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_LOCAL_TIME,
+                        EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
+                case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID));
+                default -> WORKFLOW_ENV;
+            };
+            assertThat(names).as(function.logicalName()).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(names).doesNotContain(EnvVars.PROVIDER_API_KEY_LOCAL);
+        }
+        Map<String, JsonNode> deliver = environment(LambdaFunction.DELIVER_COMMANDS);
+        assertThat(deliver.get(EnvVars.PROVIDER_SECRET_ID)).as("the secret's ARN, never its value").isEqualTo(template.ref(synth.stack.providerSecret()));
+        assertThat(deliver.get(EnvVars.PROVIDER_BASE_URL).asText()).isEqualTo("https://provider.test/v1");
+        assertThat(environment(LambdaFunction.START_WINDOW).get(EnvVars.STATE_MACHINE_ARN))
+                .isEqualTo(template.ref(synth.stack.workflow().stateMachine()));
+    }
+
+    @Test
+    void startWindowReadsBackExactlyTheContextsWindowConfiguration() {
+        WindowConfig read = WindowConfig.fromEnvironment(plain(LambdaFunction.START_WINDOW));
+        assertThat(read).isEqualTo(synth.config.window());
+        assertThat(read.zone().getId()).isEqualTo("Europe/London");
+        assertThat(read.localTime().toString()).isEqualTo("02:30");
+        assertThat(read.shards()).isEqualTo(8);
+        assertThat(read.horizonDays()).isEqualTo(14);
+    }
+
+    @Test
+    void workflowFunctionsReadTheStacksTableNames() {
+        for (LambdaFunction function : LambdaFunction.values()) {
+            if (function.invokedByWorkflow()) {
+                assertThat(TableNames.fromEnvironment(plain(function))).isEqualTo(TableNames.withPrefix("test-"));
+            }
+        }
+    }
+
+    /** Each handler is built from its deployed environment alone, as Lambda will: a missing variable fails here. */
+    @Test
+    void everyHandlerConstructsFromItsDeployedEnvironment() {
+        AwsClients local = AwsClients.local(URI.create("http://127.0.0.1:9"), List.of());
+        Clock clock = Clock.fixed(Instant.parse("2026-12-01T02:30:00Z"), ZoneOffset.UTC);
+        for (LambdaFunction function : LambdaFunction.values()) {
+            HandlerEnvironment env = new HandlerEnvironment(plain(function), local, clock);
+            assertThatCode(() -> Class.forName(function.handlerClass()).getConstructor(HandlerEnvironment.class).newInstance(env))
+                    .as(function.logicalName()).doesNotThrowAnyException();
+        }
+    }
+
+    /** The environment with CloudFormation references replaced by values of the shape they resolve to. */
+    private Map<String, String> plain(LambdaFunction function) {
+        Map<String, String> env = new HashMap<>();
+        environment(function).forEach((name, value) -> env.put(name, value.isTextual() ? value.asText() : switch (name) {
+            case EnvVars.STATE_MACHINE_ARN -> "arn:aws:states:eu-west-1:123456789012:stateMachine:test-hold-release-reconciler";
+            case EnvVars.PROVIDER_SECRET_ID -> "arn:aws:secretsmanager:eu-west-1:123456789012:secret:test/provider-api-key-AbCdEf";
+            default -> throw new AssertionError(function + " " + name + " is a reference of unexpected kind: " + value);
+        }));
+        return env;
+    }
+
+    private Map<String, JsonNode> environment(LambdaFunction function) {
+        Map<String, JsonNode> env = new LinkedHashMap<>();
+        function(function).path("Properties").path("Environment").path("Variables").properties()
+                .forEach(e -> env.put(e.getKey(), e.getValue()));
+        return env;
+    }
+
+    private JsonNode function(LambdaFunction function) {
+        return template.resource(template.logicalId(synth.stack.functions().function(function)));
+    }
+
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
