@@ -33,6 +33,17 @@ class TimingBudgetTest {
     }
 
     @Test
+    void aStuckExecutionTimesOutLongBeforeTheNextNightsRun() {
+        long executionTimeout = asl.root.path("TimeoutSeconds").asLong();
+        assertThat(executionTimeout).as("the ASL's top-level TimeoutSeconds").isEqualTo(Timing.EXECUTION_TIMEOUT.toSeconds());
+        assertThat(Timing.EXECUTION_TIMEOUT).as("ends before the next window starts").isLessThan(Timing.SCHEDULE_PERIOD.dividedBy(2));
+        long longestTask = asl.tasks().stream().mapToLong(t -> t.state().path("TimeoutSeconds").asLong()).max().orElseThrow();
+        assertThat(Duration.ofSeconds(longestTask).plus(Timing.LEASE_DURATION).multipliedBy(10))
+                .as("room for many pages, retries and a lease wait").isLessThan(Timing.EXECUTION_TIMEOUT);
+        System.out.printf("execution timeout %d s < half the schedule period %d s%n", executionTimeout, Timing.SCHEDULE_PERIOD.dividedBy(2).toSeconds());
+    }
+
+    @Test
     void providerCallsFinishInsideTheDeadlineMarginOfTheDeliveryLambda() {
         Duration providerWorstCase = Timing.PROVIDER_CONNECT_TIMEOUT.plus(Timing.PROVIDER_REQUEST_TIMEOUT);
         assertThat(providerWorstCase).as("a call started just before the deadline check completes before the Lambda timeout")

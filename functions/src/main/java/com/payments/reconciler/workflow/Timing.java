@@ -17,6 +17,16 @@ public final class Timing {
     /** A page task renews the lease when this much has passed since its last renewal. */
     public static final Duration LEASE_RENEW_INTERVAL = Duration.ofSeconds(60);
 
+    /**
+     * The whole execution's limit (the ASL's top-level {@code TimeoutSeconds}): a run that has not finished
+     * by then is TIMED_OUT, which the stack alarms on, long before the next night's run starts, so a stuck
+     * run never holds the window open into the next one. One leader decides serially: at 10–20 ms per fenced
+     * transaction on DynamoDB a million candidates take roughly 3–6 hours (docs/scale.md), so 10 hours.
+     */
+    public static final Duration EXECUTION_TIMEOUT = Duration.ofHours(10);
+    /** How often the schedule starts a window. */
+    public static final Duration SCHEDULE_PERIOD = Duration.ofDays(1);
+
     /** Lambda timeouts, as deployed. */
     public static final Duration START_WINDOW_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration ACQUIRE_LEASE_TIMEOUT = Duration.ofSeconds(30);
