@@ -31,7 +31,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -98,11 +97,11 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
 
     private DeliverCommandsHandler(HandlerEnvironment env, TableNames tables, DynamoDbClient dynamo) {
         this(new PendingCommands(dynamo, tables.releaseCommands()),
-                new FencedWriter(dynamo, tables, Backoff.standard(new SplittableRandom().nextLong())),
+                new FencedWriter(dynamo, tables, Backoff.standard()),
                 new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
                 PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
                 HttpProviderClient.create(providerUrl(env), ProviderCredentials.fromEnvironment(env)),
-                Backoff.standard(new SplittableRandom().nextLong()),
+                Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
                 env.clock(), Timing.DELIVERY_PARALLELISM);
     }

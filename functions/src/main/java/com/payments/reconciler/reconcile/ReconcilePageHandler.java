@@ -17,7 +17,6 @@ import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +51,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
 
     /** The local chaos campaign's negative control passes the unfenced variant; Lambda never does. */
     public ReconcilePageHandler(HandlerEnvironment env, FencedWriter.Fence fence) {
-        this(env, env.tables(), Backoff.standard(new SplittableRandom().nextLong()), fence);
+        this(env, env.tables(), Backoff.standard(), fence);
     }
 
     private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff, FencedWriter.Fence fence) {

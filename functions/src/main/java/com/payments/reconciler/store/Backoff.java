@@ -2,8 +2,10 @@ package com.payments.reconciler.store;
 
 import com.payments.reconciler.workflow.Timing;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 
 /**
  * Jittered, bounded backoff for in-function retries of DynamoDB conflicts and throttling
@@ -27,14 +29,24 @@ public final class Backoff {
         }
     };
 
-    private final SplittableRandom random;
+    /**
+     * Seeded at the first retry, never in the constructor: handlers build their Backoff at initialisation,
+     * which SnapStart snapshots once for every execution environment it restores, and a seed drawn there
+     * would give all of them the same jitter, synchronising the retries jitter exists to spread.
+     */
+    private final LongSupplier seed;
+    private SplittableRandom random;
     private final Pause pause;
     private final int maxAttempts;
     private final Duration base;
     private final Duration cap;
 
     public Backoff(long seed, Pause pause, int maxAttempts, Duration base, Duration cap) {
-        this.random = new SplittableRandom(seed);
+        this(() -> seed, pause, maxAttempts, base, cap);
+    }
+
+    public Backoff(LongSupplier seed, Pause pause, int maxAttempts, Duration base, Duration cap) {
+        this.seed = seed;
         this.pause = pause;
         this.maxAttempts = maxAttempts;
         this.base = base;
@@ -45,6 +57,12 @@ public final class Backoff {
         return new Backoff(seed, SLEEP, Timing.STORE_MAX_ATTEMPTS, Timing.STORE_BACKOFF_BASE, Timing.STORE_BACKOFF_CAP);
     }
 
+    /** What handlers use: seeded from the OS's entropy at the first retry of this environment. */
+    public static Backoff standard() {
+        return new Backoff(() -> new SecureRandom().nextLong(), SLEEP, Timing.STORE_MAX_ATTEMPTS, Timing.STORE_BACKOFF_BASE,
+                Timing.STORE_BACKOFF_CAP);
+    }
+
     public int maxAttempts() {
         return maxAttempts;
     }
@@ -53,7 +71,10 @@ public final class Backoff {
     public void beforeRetry(int attempt) {
         long ceiling = Math.min(cap.toMillis(), base.toMillis() << Math.min(attempt, 20));
         long millis;
-        synchronized (random) {
+        synchronized (this) {
+            if (random == null) {
+                random = new SplittableRandom(seed.getAsLong());
+            }
             millis = ceiling <= 0 ? 0 : random.nextLong(ceiling + 1);
         }
         pause.pause(Duration.ofMillis(millis));
