@@ -81,6 +81,7 @@ class FencedInterleavingProperties {
             long s = seed;
             outcome.report().violations().forEach(v -> found.add("seed " + s + " " + v.invariant() + ": " + v.detail()));
         }
+        System.out.println("negative control (no lease check): " + found);
         assertThat(found).as("a violation of I1 or I3 within %d seeds", CONTROL_SEEDS)
                 .isNotEmpty()
                 .anySatisfy(v -> assertThat(v).containsAnyOf(" I1: ", " I3: "));
