@@ -39,7 +39,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
     public record Run(int candidates, String status, boolean complete, long decided, long releaseRequested, long delivered,
                       double wallSeconds, double candidatesPerSecond, long stateTransitions, long workflowInvocations,
                       long dynamodbRequests, Map<String, Integer> invocations, Map<String, Double> handlerSeconds,
-                      InvocationProbe.PageHeap pageHeap) {
+                      InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter) {
     }
 
     public record Ratio(int from, int to, double sizeRatio, double timeRatio, double limit, boolean met) {
@@ -116,7 +116,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
                 .forEach(e -> seconds.put(e.getKey().logicalName(), e.getValue()));
         return new Run(run.candidates(), run.status(), run.complete(), run.decided(), run.releaseRequested(), run.delivered(),
                 run.wallSeconds(), run.candidates() / run.wallSeconds(), run.stateTransitions(), run.workflowInvocations(),
-                run.requests().total(), invocations, seconds, run.pageHeap());
+                run.requests().total(), invocations, seconds, run.pageHeap(), run.loadAverageBefore(), run.loadAverageAfter());
     }
 
     private static List<NightCost> nights(ScaleRun measured, NaiveDesign naive, Prices prices) {

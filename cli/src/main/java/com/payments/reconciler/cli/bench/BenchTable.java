@@ -51,8 +51,9 @@ public final class BenchTable {
         out.println(RULE);
         out.println("scaling (whole window: schedule event to execution closed):");
         for (BenchReport.Run run : s.runs()) {
-            row(String.format(Locale.ROOT, "  %,d candidates: %s%s, %,.0f candidates/s", run.candidates(), run.status(),
-                    run.complete() ? " complete" : " INCOMPLETE", run.candidatesPerSecond()), fmt(run.wallSeconds(), 1) + " s", "", null, s.kind());
+            row(String.format(Locale.ROOT, "  %,d candidates: %s%s, %,.0f candidates/s, load avg %.1f→%.1f", run.candidates(),
+                    run.status(), run.complete() ? " complete" : " INCOMPLETE", run.candidatesPerSecond(), run.loadAverageBefore(),
+                    run.loadAverageAfter()), fmt(run.wallSeconds(), 1) + " s", "", null, s.kind());
             InvocationProbe.PageHeap heap = run.pageHeap();
             row(String.format(Locale.ROOT, "    page handler heap, %d calls: peak in use / live after call (MB)", heap.calls()),
                     fmt(heap.peakInUseMb(), 0) + " / " + fmt(heap.liveAfterCallMb(), 0),

@@ -19,8 +19,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.function.Consumer;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code bin/reconciler bench}: every figure of the benchmark table measured in one run, on one set of
@@ -62,24 +65,34 @@ public final class Benchmark {
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             console.accept("fence overhead: " + settings.fence().repetitions() + " interleaved repetitions of "
                     + settings.fence().releasesPerRepetition() + " releases per variant");
-            FenceOverhead.Result fence = new FenceOverhead(pipeline.dynamo()).measure(settings.fence());
-            console.accept(String.format("  fenced %.1f/s, unfenced %.1f/s, median ratio %.3f", fence.fencedPerSecond(),
-                    fence.unfencedPerSecond(), fence.medianRatio()));
-
-            List<ScaleRun> runs = new ArrayList<>();
-            for (int size : settings.sizes()) {
-                pipeline.reset();
-                runs.add(window(pipeline, ledger, config, size));
+            try (DynamoDbClient bench = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
+                return run(pipeline, ledger, config, bench);
             }
-
-            pipeline.reset();
-            console.accept("lease contention: " + settings.contention().workers() + " shard writers, fence replicas "
-                    + settings.contention().replicas());
-            List<LeaseContention.Row> contention = new LeaseContention(pipeline.dynamo(), pipeline.moto().endpoint())
-                    .simulate(settings.contention());
-            return BenchReport.of(fence, runs, NaiveDesign.fromAsl(StateMachineDeployer.asl()), contention, settings.contention(),
-                    Prices.US_EAST_1);
         }
+    }
+
+    private BenchReport run(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, DynamoDbClient bench)
+            throws InterruptedException {
+        FenceOverhead.Result fence = new FenceOverhead(bench).measure(settings.fence());
+        console.accept(String.format("  fenced %.1f/s, unfenced %.1f/s, median ratio %.3f", fence.fencedPerSecond(),
+                fence.unfencedPerSecond(), fence.medianRatio()));
+
+        console.accept("lease contention: " + settings.contention().workers() + " shard writers, fence replicas "
+                + settings.contention().replicas());
+        List<LeaseContention.Row> contention = new LeaseContention(bench, pipeline.moto().endpoint())
+                .simulate(settings.contention());
+        contention.forEach(row -> console.accept(String.format(Locale.ROOT,
+                "  K=%d: p(conflict) %.2f, %.1f tx/s, %.2f attempts per commit, %d committed, %d gave up", row.replicas(),
+                row.conflictProbability(), row.transactionsPerSecond(), row.attemptsPerCommit(), row.committed(), row.gaveUp())));
+
+        List<ScaleRun> runs = new ArrayList<>();
+        for (int size : settings.sizes()) {
+            pipeline.reset();
+            runs.add(window(pipeline, ledger, config, size));
+        }
+
+        return BenchReport.of(fence, runs, NaiveDesign.fromAsl(StateMachineDeployer.asl()), contention, settings.contention(),
+                Prices.US_EAST_1);
     }
 
     private ScaleRun window(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, int size) {
@@ -87,18 +100,23 @@ public final class Benchmark {
         ExecutionInput input = config.inputFor(window);
         SyntheticData data = new SyntheticData(size, settings.settledFraction(), 0.0, settings.seed());
         console.accept(String.format("window of %,d candidates: loading", size));
-        SyntheticData.Expected expected = data.load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        SyntheticData.Expected expected;
+        try (DynamoDbClient loader = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
+            expected = data.load(loader, pipeline.tables(), input.cutoff(), input.shards());
+        }
         pipeline.writeLog().clear();
         InvocationProbe probe = new InvocationProbe(() -> pipeline.writeLog().clear());
         pipeline.hook(probe);
         ledger.reset();
 
+        double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         long started = System.nanoTime();
         String scheduledTime = input.windowStart().toString();
         StartResult first = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
         LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
         ExecutionFollower.Followed followed = new ExecutionFollower(pipeline.sfn()).follow(first.executionArn(), event -> { }, WINDOW_LIMIT);
         double seconds = (System.nanoTime() - started) / 1e9;
+        double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         pipeline.hook(null);
 
         JsonNode summary = followed.output().map(Benchmark::readTree).orElse(Json.mapper().createObjectNode());
@@ -113,10 +131,18 @@ public final class Benchmark {
         long providerCalls = pipeline.provider().effects().stream().mapToLong(e -> e.requests()).sum();
         ScaleRun run = new ScaleRun(size, followed.status().toString(), complete, decided, released, settled, delivered, providerCalls,
                 seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), ledger.snapshot(),
-                probe.pageHeap());
+                probe.pageHeap(), loadBefore, loadAfter);
         console.accept(String.format("  %s in %.1f s: %,d decided, %,d released, %,d delivered; %d state transitions, %d workflow "
                         + "invocations, %,d DynamoDB requests%s", run.status(), seconds, decided, released, delivered,
                 run.stateTransitions(), workflowInvocations, run.requests().total(), complete ? "" : " — INCOMPLETE"));
+        for (Purpose purpose : Purpose.values()) {
+            console.accept(String.format(Locale.ROOT, "    %-28s %,9d requests, %.3f per released hold", purpose.label(),
+                    run.requests().of(purpose), run.requestsPerRelease(purpose)));
+        }
+        console.accept(String.format(Locale.ROOT, "    %.3f requests, %.2f WRU and %.3f RRU per released hold; page heap peak %.0f MB, "
+                        + "live %.0f MB; system load average %.1f → %.1f", run.requestsPerRelease(),
+                (double) run.requests().writeRequestUnits() / Math.max(1, released), run.requests().readRequestUnits() / Math.max(1, released),
+                run.pageHeap().peakInUseMb(), run.pageHeap().liveAfterCallMb(), loadBefore, loadAfter));
         return run;
     }
 

@@ -11,7 +11,6 @@ import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.CandidateFinder;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.reconcile.ReleaseOutcome;
-import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableCreator;
 import com.payments.reconciler.store.TableNames;
@@ -113,8 +112,8 @@ public final class LeaseContention {
             DynamoFaults conflicts = DynamoFaults.builder(settings.seed() * 31 + shard).clock(InstantSource.system())
                     .probability(Fault.TRANSACTION_CONFLICT, p, DynamoOperation.TRANSACT_WRITE_ITEMS).build();
             faults.add(conflicts);
-            DynamoDbClient client = AwsClients.local(endpoint, List.of(conflicts)).dynamo();
-            writers.add(new Writer(new FencedWriter(client, tables, Backoff.standard(settings.seed() + shard)),
+            DynamoDbClient client = BenchClients.dynamo(endpoint, List.of(conflicts));
+            writers.add(new Writer(client, new FencedWriter(client, tables, Backoff.standard(settings.seed() + shard)),
                     fences.get(shard % replicas), work.get(shard)));
         }
         CountDownLatch start = new CountDownLatch(1);
@@ -144,6 +143,7 @@ public final class LeaseContention {
             throw new IllegalStateException("a simulated shard writer failed: " + e.getCause(), e.getCause());
         } finally {
             pool.shutdownNow();
+            writers.forEach(w -> w.client().close());
         }
     }
 
@@ -160,7 +160,7 @@ public final class LeaseContention {
     }
 
     /** One shard's writer: releases its candidates in order through its fence replica. */
-    private record Writer(FencedWriter writer, LeaseToken fence, List<Candidate> candidates) {
+    private record Writer(DynamoDbClient client, FencedWriter writer, LeaseToken fence, List<Candidate> candidates) {
         /** {committed, gave up after in-function retries}. */
         long[] run() {
             long committed = 0;
