@@ -92,7 +92,8 @@ final class BenchCommand implements Callable<Integer> {
             new BenchTable(out).print(report);
         }
         out.flush();
-        return ExitCodes.OK;
+        // Targets missed are findings, not failures; a window whose execution did not complete is a failed run.
+        return report.scaling().runs().stream().allMatch(BenchReport.Run::complete) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
     /** Every flag checked before anything starts: a bad value is exit 2 naming the flag and its accepted form. */

@@ -36,7 +36,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
                            String kind) {
     }
 
-    public record Run(int candidates, String status, boolean complete, long decided, long releaseRequested, long delivered,
+    public record Run(int candidates, String status, boolean complete, String error, long decided, long releaseRequested, long delivered,
                       double wallSeconds, double candidatesPerSecond, long stateTransitions, long workflowInvocations,
                       long dynamodbRequests, Map<String, Integer> invocations, Map<String, Double> handlerSeconds,
                       InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter) {
@@ -68,7 +68,8 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
                           LeaseContention.Settings contentionSettings, Prices prices) {
         Fence f = new Fence(fence.fencedPerSecond(), fence.unfencedPerSecond(), fence.medianRatio(), fence.minRatio(), fence.maxRatio(),
                 fence.repetitions(), fence.releasesPerRepetition(), FENCE_TARGET, fence.medianRatio() >= FENCE_TARGET, LOCAL);
-        ScaleRun largest = runs.getLast();
+        // Counts come from the largest window that completed: an incomplete one decided only part of its candidates.
+        ScaleRun largest = runs.stream().filter(ScaleRun::complete).reduce((a, b) -> b).orElse(runs.getLast());
 
         Map<String, Long> requests = new LinkedHashMap<>();
         Map<String, Double> byOperation = new LinkedHashMap<>();
@@ -96,8 +97,9 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
             ScaleRun b = runs.get(i);
             double sizeRatio = (double) b.candidates() / a.candidates();
             double timeRatio = b.wallSeconds() / a.wallSeconds();
+            // A window that did not complete has no wall time to compare: the ratio is reported, never met.
             ratios.add(new Ratio(a.candidates(), b.candidates(), sizeRatio, timeRatio, sizeRatio * SCALING_SLACK,
-                    timeRatio <= sizeRatio * SCALING_SLACK));
+                    a.complete() && b.complete() && timeRatio <= sizeRatio * SCALING_SLACK));
         }
         boolean heapFits = runs.stream().allMatch(r -> r.pageHeap().fits());
         Scaling scaling = new Scaling(rows, ratios, heapFits, LOCAL_TIME);
@@ -114,7 +116,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
         Map<String, Double> seconds = new LinkedHashMap<>();
         run.handlerSeconds().entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> seconds.put(e.getKey().logicalName(), e.getValue()));
-        return new Run(run.candidates(), run.status(), run.complete(), run.decided(), run.releaseRequested(), run.delivered(),
+        return new Run(run.candidates(), run.status(), run.complete(), run.error(), run.decided(), run.releaseRequested(), run.delivered(),
                 run.wallSeconds(), run.candidates() / run.wallSeconds(), run.stateTransitions(), run.workflowInvocations(),
                 run.requests().total(), invocations, seconds, run.pageHeap(), run.loadAverageBefore(), run.loadAverageAfter());
     }

@@ -29,7 +29,8 @@ public final class BenchTable {
 
         BenchReport.PerHold h = r.requestsPerReleasedHold();
         out.println(RULE);
-        out.printf(Locale.ROOT, "DynamoDB requests per released hold (window of %,d candidates, %,d released):%n", h.candidates(), h.releasedHolds());
+        out.printf(Locale.ROOT, "DynamoDB requests per released hold (largest complete window: %,d candidates, %,d released):%n",
+                h.candidates(), h.releasedHolds());
         for (Map.Entry<String, Double> e : h.byOperation().entrySet()) {
             row("  " + e.getKey(), fmt(e.getValue(), 3), "", null, h.kind());
         }
@@ -54,6 +55,9 @@ public final class BenchTable {
             row(String.format(Locale.ROOT, "  %,d candidates: %s%s, %,.0f candidates/s, load avg %.1f→%.1f", run.candidates(),
                     run.status(), run.complete() ? " complete" : " INCOMPLETE", run.candidatesPerSecond(), run.loadAverageBefore(),
                     run.loadAverageAfter()), fmt(run.wallSeconds(), 1) + " s", "", null, s.kind());
+            if (!run.complete()) {
+                out.println("    did not complete: " + run.error());
+            }
             InvocationProbe.PageHeap heap = run.pageHeap();
             row(String.format(Locale.ROOT, "    page handler heap, %d calls: peak in use / live after call (MB)", heap.calls()),
                     fmt(heap.peakInUseMb(), 0) + " / " + fmt(heap.liveAfterCallMb(), 0),

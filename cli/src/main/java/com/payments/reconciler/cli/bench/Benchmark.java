@@ -129,12 +129,14 @@ public final class Benchmark {
         long workflowInvocations = invocations.entrySet().stream().filter(e -> e.getKey().invokedByWorkflow())
                 .mapToLong(Map.Entry::getValue).sum();
         long providerCalls = pipeline.provider().effects().stream().mapToLong(e -> e.requests()).sum();
-        ScaleRun run = new ScaleRun(size, followed.status().toString(), complete, decided, released, settled, delivered, providerCalls,
+        String error = followed.succeeded() ? "" : followed.error().orElse("") + ": " + followed.cause().orElse("")
+                + lastTaskFailure(followed);
+        ScaleRun run = new ScaleRun(size, followed.status().toString(), complete, error, decided, released, settled, delivered, providerCalls,
                 seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), ledger.snapshot(),
                 probe.pageHeap(), loadBefore, loadAfter);
         console.accept(String.format("  %s in %.1f s: %,d decided, %,d released, %,d delivered; %d state transitions, %d workflow "
                         + "invocations, %,d DynamoDB requests%s", run.status(), seconds, decided, released, delivered,
-                run.stateTransitions(), workflowInvocations, run.requests().total(), complete ? "" : " — INCOMPLETE"));
+                run.stateTransitions(), workflowInvocations, run.requests().total(), complete ? "" : " — INCOMPLETE: " + error));
         for (Purpose purpose : Purpose.values()) {
             console.accept(String.format(Locale.ROOT, "    %-28s %,9d requests, %.3f per released hold", purpose.label(),
                     run.requests().of(purpose), run.requestsPerRelease(purpose)));
@@ -144,6 +146,17 @@ public final class Benchmark {
                 (double) run.requests().writeRequestUnits() / Math.max(1, released), run.requests().readRequestUnits() / Math.max(1, released),
                 run.pageHeap().peakInUseMb(), run.pageHeap().liveAfterCallMb(), loadBefore, loadAfter));
         return run;
+    }
+
+    /** The last task failure in the history (the execution's own cause may only name the state). */
+    private static String lastTaskFailure(ExecutionFollower.Followed followed) {
+        return followed.events().reversed().stream()
+                .filter(e -> e.lambdaFunctionFailedEventDetails() != null || e.taskFailedEventDetails() != null)
+                .findFirst()
+                .map(e -> e.lambdaFunctionFailedEventDetails() != null
+                        ? " (last task failure: " + e.lambdaFunctionFailedEventDetails().error() + ": " + e.lambdaFunctionFailedEventDetails().cause() + ")"
+                        : " (last task failure: " + e.taskFailedEventDetails().error() + ": " + e.taskFailedEventDetails().cause() + ")")
+                .orElse("");
     }
 
     private static JsonNode readTree(String json) {

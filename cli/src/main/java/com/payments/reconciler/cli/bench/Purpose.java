@@ -11,7 +11,7 @@ public enum Purpose {
     DELIVERY_PAGES("delivery query pages", "Query pending-delivery"),
     DELIVERY_MARKS("delivery marks", "TransactWriteItems: lease check + command"),
     LEASE("lease acquire/renew/release", "UpdateItem on the lease item"),
-    OTHER("other", "anything else (settlement reads of a dry run)");
+    OTHER("other", "any other DynamoDB request (settlement reads of a dry run)");
 
     private final String label;
     private final String detail;

@@ -13,6 +13,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -54,6 +55,10 @@ public final class RequestLedger implements ExecutionInterceptor {
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
         SdkRequest request = context.request();
+        if (!(request instanceof DynamoDbRequest)) {
+            // The handlers' Step Functions and other clients share the interceptor list: not DynamoDB requests.
+            return;
+        }
         requests.get(purposeOf(request)).incrementAndGet();
         switch (request) {
             case TransactWriteItemsRequest tx -> {

@@ -8,11 +8,12 @@ import java.util.Map;
  * local engines.
  *
  * @param complete the execution SUCCEEDED, decided every candidate, and delivered every release it requested
+ * @param error for an execution that did not succeed: its error and cause, as Step Functions reports them
  * @param workflowInvocations Lambda invocations by the workflow (StartWindow, invoked by the schedule, excluded)
  * @param handlerSeconds handler run time per function on the local engines
  * @param loadAverageBefore the machine's one-minute load average when the window started (the build machine is shared)
  */
-public record ScaleRun(int candidates, String status, boolean complete, long decided, long releaseRequested,
+public record ScaleRun(int candidates, String status, boolean complete, String error, long decided, long releaseRequested,
                        long skippedSettled, long delivered, long providerCalls, double wallSeconds,
                        long stateTransitions, long workflowInvocations, Map<LambdaFunction, Integer> invocations,
                        Map<LambdaFunction, Double> handlerSeconds, RequestLedger.Snapshot requests,
