@@ -15,9 +15,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * Releases per second through the real {@link FencedWriter} transaction with the lease ConditionCheck
@@ -102,15 +104,23 @@ public final class FenceOverhead {
         CandidateFinder finder = new CandidateFinder(dynamo, tables.authorisations());
         List<Candidate> all = new ArrayList<>();
         for (int shard = 0; shard < SHARDS; shard++) {
-            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> start = Map.of();
-            do {
-                CandidateFinder.Page page = finder.page(shard, CUTOFF, start, 1000);
-                all.addAll(page.candidates());
-                start = page.nextKey();
-            } while (!start.isEmpty());
+            all.addAll(allDue(finder, shard, CUTOFF));
         }
-        all.sort(java.util.Comparator.comparing(Candidate::authorisationId));
+        all.sort(Comparator.comparing(Candidate::authorisationId));
         return all;
+    }
+
+    /** Every candidate of one shard due before {@code cutoff}, read through the real finder, in id order. */
+    static List<Candidate> allDue(CandidateFinder finder, int shard, Instant cutoff) {
+        List<Candidate> candidates = new ArrayList<>();
+        Map<String, AttributeValue> start = Map.of();
+        do {
+            CandidateFinder.Page page = finder.page(shard, cutoff, start, 1000);
+            candidates.addAll(page.candidates());
+            start = page.nextKey();
+        } while (!start.isEmpty());
+        candidates.sort(Comparator.comparing(Candidate::authorisationId));
+        return candidates;
     }
 
     /** One variant's writer and its own candidates, consumed in order. */

@@ -19,16 +19,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The hot lease item (design §10), simulated: {@code workers} shard writers (a Distributed Map over
@@ -103,7 +100,7 @@ public final class LeaseContention {
         CandidateFinder finder = new CandidateFinder(dynamo, tables.authorisations());
         List<List<Candidate>> work = new ArrayList<>();
         for (int shard = 0; shard < shards; shard++) {
-            work.add(shardCandidates(finder, shard));
+            work.add(FenceOverhead.allDue(finder, shard, CUTOFF));
         }
 
         List<DynamoFaults> faults = new ArrayList<>();
@@ -145,18 +142,6 @@ public final class LeaseContention {
             pool.shutdownNow();
             writers.forEach(w -> w.client().close());
         }
-    }
-
-    private static List<Candidate> shardCandidates(CandidateFinder finder, int shard) {
-        List<Candidate> candidates = new ArrayList<>();
-        Map<String, AttributeValue> start = Map.of();
-        do {
-            CandidateFinder.Page page = finder.page(shard, CUTOFF, start, 1000);
-            candidates.addAll(page.candidates());
-            start = page.nextKey();
-        } while (!start.isEmpty());
-        candidates.sort(Comparator.comparing(Candidate::authorisationId));
-        return candidates;
     }
 
     /** One shard's writer: releases its candidates in order through its fence replica. */
