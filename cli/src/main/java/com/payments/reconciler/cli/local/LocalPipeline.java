@@ -88,7 +88,9 @@ public final class LocalPipeline implements AutoCloseable {
     private final LocalLambdaEndpoint lambda;
     private final MotoServer moto;
     private final SimulatedProvider provider;
-    private final TableNames tables = TableNames.withPrefix("local-");
+    /** The local tables' names: the logical names with a prefix. */
+    public static final TableNames TABLES = TableNames.withPrefix("local-");
+    private final TableNames tables = TABLES;
     private final AwsClients handlerAws;
     private final AwsClients operatorAws;
     private final DynamoDbClient dynamo;

@@ -1,0 +1,138 @@
+package com.payments.reconciler.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.cli.local.StateMachineDeployer;
+import com.payments.reconciler.cli.bench.NaiveDesign;
+import com.payments.reconciler.workflow.Json;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * A small {@code bin/reconciler bench} on the local engines: the counts it reports must follow from the
+ * shipped ASL, the invocations and the data (times are printed by the real benchmark, never asserted);
+ * and every flag is validated before anything starts.
+ */
+class BenchCommandTest {
+
+    private static final int SHARDS = 4;
+
+    @Test
+    void aSmallBenchReportsCountsThatFollowFromTheWorkflowAndTheData() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = ReconcilerCli.execute(new String[]{"bench", "--sizes", "500,100", "--fence-repetitions", "2", "--fence-releases", "20",
+                "--writers", "4", "--replicas", "4,1", "--writer-transactions", "10", "--json",
+                "--work-dir", Path.of(System.getProperty("reconciler.target"), "bench-test").toString()},
+                new PrintWriter(out), new PrintWriter(err));
+        assertThat(exit).as(err.toString()).isZero();
+        JsonNode report = Json.mapper().readTree(out.toString());
+
+        JsonNode runs = report.path("scaling").path("runs");
+        assertThat(runs).hasSize(2);
+        assertThat(runs.get(0).path("candidates").asInt()).as("sizes run in increasing order").isEqualTo(100);
+        for (JsonNode run : runs) {
+            assertThat(run.path("status").asText()).isEqualTo("SUCCEEDED");
+            assertThat(run.path("complete").asBoolean()).as("every candidate decided, every release delivered").isTrue();
+            assertThat(run.path("decided").asLong()).isEqualTo(run.path("candidates").asLong());
+            assertThat(run.path("delivered").asLong()).isEqualTo(run.path("releaseRequested").asLong());
+            JsonNode calls = run.path("invocations");
+            int pages = calls.path("ReconcilePage").asInt();
+            int deliveries = calls.path("DeliverCommands").asInt();
+            assertThat(calls.path("StartWindow").asInt()).as("the schedule event, delivered twice").isEqualTo(2);
+            assertThat(calls.path("AcquireLease").asInt()).isEqualTo(1);
+            assertThat(calls.path("ReleaseLease").asInt()).isEqualTo(1);
+            assertThat(pages).isEqualTo(1);
+            assertThat(deliveries).isEqualTo(SHARDS);
+            assertThat(run.path("workflowInvocations").asLong()).isEqualTo(1 + pages + deliveries + 1);
+            // ASL: 5 states once per window, ReconcilePage + MorePages per page call,
+            // DeliverBatch + MoreInShard per delivery call, ShardDelivered once per shard.
+            assertThat(run.path("stateTransitions").asLong()).isEqualTo(5 + 2L * pages + 2L * deliveries + SHARDS);
+            assertThat(run.path("pageHeap").path("calls").asLong()).isEqualTo(pages);
+            assertThat(run.path("pageHeap").path("peakInUseMb").asDouble()).isPositive();
+        }
+
+        JsonNode holds = report.path("requestsPerReleasedHold");
+        JsonNode largest = runs.get(1);
+        long released = holds.path("releasedHolds").asLong();
+        assertThat(released).isEqualTo(largest.path("releaseRequested").asLong()).isPositive();
+        JsonNode requests = holds.path("requests");
+        assertThat(requests.path("release transactions").asLong()).as("one transaction per candidate decided")
+                .isEqualTo(largest.path("decided").asLong());
+        assertThat(requests.path("delivery marks").asLong()).as("one fenced mark per delivered command").isEqualTo(released);
+        assertThat(requests.path("idempotency records").asLong()).as("Powertools: in-progress record, then completed").isEqualTo(2 * released);
+        assertThat(requests.path("candidate query pages").asLong()).isGreaterThanOrEqualTo(SHARDS);
+        assertThat(requests.path("other").asLong()).as("StartWindow's Step Functions calls are not DynamoDB requests").isZero();
+        long total = 0;
+        for (JsonNode n : requests) {
+            total += n.asLong();
+        }
+        assertThat(holds.path("total").asDouble()).isCloseTo((double) total / released, within(1e-9));
+        assertThat(largest.path("dynamodbRequests").asLong()).isEqualTo(total);
+        assertThat(holds.path("largestItemBytes").asLong()).as("the 1 KB per write unit assumption").isLessThan(1024);
+
+        NaiveDesign naive = NaiveDesign.fromAsl(StateMachineDeployer.asl());
+        assertThat(naive.perAuthorisationStates()).containsExactly("ReconcilePage", "DeliverBatch", "ShardDelivered");
+        assertThat(naive.perWindowStates()).containsExactly("MintOwnerId", "AcquireLease", "DeliverReleases", "ReleaseLease", "Done");
+        JsonNode workflow = report.path("workflow");
+        double n = largest.path("candidates").asDouble();
+        assertThat(workflow.path("naiveStateTransitionsPer1000").asDouble()).isCloseTo((5 + 3 * n) * 1000 / n, within(1e-9));
+        assertThat(workflow.path("naiveLambdaInvocationsPer1000").asDouble()).isCloseTo((2 + 2 * n) * 1000 / n, within(1e-9));
+        assertThat(workflow.path("stateTransitionsPer1000").asDouble())
+                .isCloseTo(largest.path("stateTransitions").asDouble() * 1000 / n, within(1e-9));
+
+        JsonNode fence = report.path("fenceOverhead");
+        assertThat(fence.path("fencedPerSecond").asDouble()).isPositive();
+        assertThat(fence.path("unfencedPerSecond").asDouble()).isPositive();
+        assertThat(fence.path("kind").asText()).isEqualTo("local-engine ratio");
+
+        JsonNode contention = report.path("leaseContention").path("rows");
+        assertThat(contention).hasSize(2);
+        assertThat(contention.get(0).path("replicas").asInt()).isEqualTo(1);
+        for (JsonNode row : contention) {
+            assertThat(row.path("committed").asLong() + row.path("gaveUp").asLong()).as("every release decided or given up, none lost")
+                    .isEqualTo(4 * 10);
+        }
+        JsonNode oneWriterPerReplica = contention.get(1);
+        assertThat(oneWriterPerReplica.path("conflictProbability").asDouble()).isZero();
+        assertThat(oneWriterPerReplica.path("conflictsInjected").asLong()).isZero();
+        assertThat(oneWriterPerReplica.path("attemptsPerCommit").asDouble()).isEqualTo(1.0);
+        assertThat(contention.get(0).path("conflictProbability").asDouble()).isCloseTo(1 - Math.pow(0.9, 3), within(1e-12));
+
+        JsonNode nights = report.path("costPerNight");
+        assertThat(nights).hasSize(6);
+        for (int i = 0; i < nights.size(); i += 2) {
+            assertThat(nights.get(i).path("design").asText()).isEqualTo("this design");
+            assertThat(nights.get(i).path("dollars").path("total").asDouble())
+                    .isLessThan(nights.get(i + 1).path("dollars").path("total").asDouble());
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--sizes|50|--sizes",
+            "--sizes|1000,2000000|--sizes",
+            "--sizes|ten|--sizes",
+            "--fence-repetitions|1|--fence-repetitions",
+            "--fence-releases|5|--fence-releases",
+            "--writers|65|--writers",
+            "--replicas|0|--replicas",
+            "--writer-transactions|9|--writer-transactions",
+            "--hold-fraction|1.5|--hold-fraction",
+            "--settled-fraction|-0.1|--settled-fraction",
+    })
+    void aBadValueExitsTwoNamingTheFlag(String flag, String value, String named) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = ReconcilerCli.execute(new String[]{"bench", flag, value}, new PrintWriter(out), new PrintWriter(err));
+        assertThat(exit).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(err.toString()).contains(named);
+        assertThat(out.toString()).isEmpty();
+    }
+}
