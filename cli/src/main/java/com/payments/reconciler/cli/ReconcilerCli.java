@@ -2,6 +2,7 @@ package com.payments.reconciler.cli;
 
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.InvalidInput;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,7 +19,11 @@ import software.amazon.awssdk.core.exception.SdkException;
 public final class ReconcilerCli {
 
     public static void main(String[] args) {
-        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        // stdout is the commands' answer (one JSON object with --json); the handlers' log lines and EMF
+        // metrics, written to System.out as on Lambda, go to stderr when they run inside this process.
+        PrintStream answer = System.out;
+        System.setOut(System.err);
+        System.exit(execute(args, new PrintWriter(answer, true), new PrintWriter(System.err, true)));
     }
 
     /** Runs one command line; what tests call. */
