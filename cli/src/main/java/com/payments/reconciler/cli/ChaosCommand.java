@@ -66,7 +66,7 @@ final class ChaosCommand implements Callable<Integer> {
             print(out, report, unfenced, faults);
         }
         out.flush();
-        return report.totalViolations() == 0 ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+        return report.clean() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
     /** {@code --faults} for a campaign: the DynamoDB rates; provider faults are drawn per schedule, so their keys are refused. */
@@ -90,6 +90,13 @@ final class ChaosCommand implements Callable<Integer> {
         }
         out.printf("executions superseded: %d, operator reruns needed: %d%n", r.executionsSuperseded(), r.rerunsNeeded());
         out.println("violations: " + r.violations() + " in " + r.schedulesWithViolations() + " schedules");
+        if (!r.errors().isEmpty()) {
+            out.println("schedules that could not be run to a verdict: " + r.errors().size());
+            for (ChaosReport.Failure e : r.errors()) {
+                out.println("  " + e.schedule());
+                e.trace().forEach(t -> out.println("    | " + t));
+            }
+        }
         for (ChaosReport.Failure f : r.failures()) {
             out.println("  " + f.schedule());
             out.println("  reproduce: bin/reconciler chaos --replay " + f.seed() + (unfenced ? " --unfenced" : "")

@@ -78,6 +78,8 @@ public final class ChaosCampaign {
     private static final String IDEMPOTENCY_STATUS = "status";
     private static final String IDEMPOTENCY_IN_PROGRESS = "INPROGRESS";
     private static final String IDEMPOTENCY_IN_PROGRESS_EXPIRY = "in_progress_expiration";
+    /** A pipeline that fails this many schedules in a row is broken; the campaign stops rather than report noise. */
+    private static final int MAX_CONSECUTIVE_ERRORS = 5;
     private static final List<String> INVARIANTS = List.of("I1", "I2", "I3", "I4", "I5");
 
     private final Path workDir;
@@ -130,12 +132,35 @@ public final class ChaosCampaign {
         long superseded = 0;
         long reruns = 0;
         long failedSchedules = 0;
+        List<ChaosReport.Failure> errors = new ArrayList<>();
+        int consecutiveErrors = 0;
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             pipeline.limitInvocationTime(INVOCATION_TIME);
             for (int i = 0; i < seeds.size(); i++) {
                 long scheduleStarted = System.nanoTime();
                 ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
-                Outcome outcome = runOne(pipeline, clock, faultSlot, pauseSlot, schedule);
+                // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
+                List<String> trace = Collections.synchronizedList(new ArrayList<>());
+                Outcome outcome;
+                try {
+                    outcome = runOne(pipeline, clock, faultSlot, pauseSlot, schedule, trace);
+                    consecutiveErrors = 0;
+                } catch (RuntimeException e) {
+                    // An engine or harness error is not a verdict on the protocol: reported with its seed, never counted as a pass.
+                    List<String> lines = new ArrayList<>(trace);
+                    lines.add("ERROR " + e);
+                    for (StackTraceElement frame : e.getStackTrace()) {
+                        if (frame.getClassName().startsWith("com.payments")) {
+                            lines.add("  at " + frame);
+                        }
+                    }
+                    errors.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(), List.of("error: " + e), lines));
+                    console.accept(String.format("schedule %d/%d ERROR %s — %s", i + 1, seeds.size(), e, schedule.describe()));
+                    if (++consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
+                        throw new IllegalStateException(consecutiveErrors + " schedules in a row failed to run; the last: " + e, e);
+                    }
+                    continue;
+                }
                 durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
                 outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
                 superseded += outcome.superseded();
@@ -158,15 +183,15 @@ public final class ChaosCampaign {
         }
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         List<Long> sorted = durations.stream().sorted().toList();
-        return new ChaosReport(seeds.size(), fenced, seed, wall, sorted.get(sorted.size() / 2), faults, superseded, reruns,
-                failedSchedules, violations, failures);
+        return new ChaosReport(seeds.size(), fenced, seed, wall, sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2), faults, superseded, reruns,
+                failedSchedules, violations, failures, errors);
     }
 
     private record Outcome(Map<String, Long> faults, long superseded, long reruns, List<InvariantAudit.Violation> violations, List<String> trace) {
     }
 
     private Outcome runOne(LocalPipeline pipeline, ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot,
-                           ChaosSchedule s) throws InterruptedException {
+                           ChaosSchedule s, List<String> trace) throws InterruptedException {
         clock.reset();
         pipeline.reset();
         WindowId window = new WindowId(clock.instant().atZone(CONFIG.zone()).toLocalDate());
@@ -175,9 +200,8 @@ public final class ChaosCampaign {
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
         pipeline.writeLog().clear();
         SplittableRandom random = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
-        // Hooks run on the Lambda endpoint's threads: both collections are shared with them.
+        // Hooks run on the Lambda endpoint's threads: the counts are shared with them.
         Map<String, Long> faults = Collections.synchronizedMap(new LinkedHashMap<>());
-        List<String> trace = Collections.synchronizedList(new ArrayList<>());
         String scheduledName = ExecutionName.scheduled(window).toString();
 
         DynamoFaults dynamoFaults = s.dynamoFaults() ? DynamoFaults.from(dynamoFaultRates, s.seed(), InstantSource.system()) : null;

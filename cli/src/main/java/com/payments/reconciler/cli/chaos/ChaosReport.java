@@ -15,13 +15,21 @@ import java.util.Map;
  * @param rerunsNeeded operator reruns (faults off) it took to complete windows the faults left incomplete
  * @param schedulesWithViolations schedules with at least one violation
  * @param violations per invariant (I1-I5): how many violations the audits found
+ * @param failures schedules with violations, each with its seed and trace
+ * @param errors schedules that could not be run to a verdict (an engine or harness error), with seed and trace
  */
 public record ChaosReport(int schedules, boolean fenced, long seed, long wallTimeMillis, long medianScheduleMillis,
                           Map<String, Long> faultsInjected, long executionsSuperseded, long rerunsNeeded,
-                          long schedulesWithViolations, Map<String, Long> violations, List<Failure> failures) {
+                          long schedulesWithViolations, Map<String, Long> violations, List<Failure> failures,
+                          List<Failure> errors) {
 
     /** A failing schedule: replay it with {@code bin/reconciler chaos --replay <seed>} (plus {@code --unfenced} if it was). */
     public record Failure(long seed, String schedule, List<String> violations, List<String> trace) {
+    }
+
+    /** Whether the campaign proves what it claims: every schedule ran to a verdict and none found a violation. */
+    public boolean clean() {
+        return totalViolations() == 0 && errors.isEmpty();
     }
 
     public long totalViolations() {

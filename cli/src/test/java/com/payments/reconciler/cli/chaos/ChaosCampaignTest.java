@@ -68,6 +68,7 @@ class ChaosCampaignTest {
         assertThat(r.schedules()).isEqualTo(SCHEDULES);
         assertThat(r.violations()).containsOnlyKeys("I1", "I2", "I3", "I4", "I5").allSatisfy((invariant, n) -> assertThat(n).as(invariant).isZero());
         assertThat(r.failures()).as("failures: %s", r.failures()).isEmpty();
+        assertThat(r.errors()).as("every schedule ran to a verdict: %s", r.errors()).isEmpty();
         assertThat(r.faultsInjected()).containsKeys(EVERY_FAULT_KIND.toArray(String[]::new));
         assertThat(r.faultsInjected().values()).allSatisfy(n -> assertThat(n).isPositive());
         assertThat(r.executionsSuperseded()).as("the frozen workers were fenced out").isPositive();
@@ -78,6 +79,7 @@ class ChaosCampaignTest {
         ChaosReport r = unfenced.report();
         assertThat(unfenced.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.fenced()).isFalse();
+        assertThat(r.errors()).as("every schedule ran to a verdict: %s", r.errors()).isEmpty();
         assertThat(r.violations().get("I1")).as("stale commits after a takeover").isPositive();
         assertThat(r.faultsInjected()).containsKeys(EVERY_FAULT_KIND.toArray(String[]::new));
         assertThat(r.failures()).isNotEmpty().allSatisfy(f -> {
