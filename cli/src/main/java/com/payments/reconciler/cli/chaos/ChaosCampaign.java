@@ -97,17 +97,21 @@ public final class ChaosCampaign {
         this.console = console;
     }
 
-    /** The seed of a campaign's {@code index}-th schedule. */
-    public static long scheduleSeed(long campaignSeed, int index) {
-        return new SplittableRandom(campaignSeed + index).nextLong();
+    /**
+     * The seeds of a campaign's schedules: one stream per campaign seed, so campaigns with nearby seeds
+     * (7 and 8) share no schedules, as they would if schedule i were derived from {@code seed + i}.
+     */
+    public static List<Long> scheduleSeeds(long campaignSeed, int schedules) {
+        SplittableRandom stream = new SplittableRandom(campaignSeed);
+        List<Long> seeds = new ArrayList<>(schedules);
+        for (int i = 0; i < schedules; i++) {
+            seeds.add(stream.nextLong());
+        }
+        return seeds;
     }
 
     public ChaosReport run(int schedules, long seed) throws InterruptedException {
-        List<Long> seeds = new ArrayList<>(schedules);
-        for (int i = 0; i < schedules; i++) {
-            seeds.add(scheduleSeed(seed, i));
-        }
-        return campaign(seeds, seed, false);
+        return campaign(scheduleSeeds(seed, schedules), seed, false);
     }
 
     /** Runs the one schedule a failure reported: the same schedule, the same faults. */
