@@ -79,7 +79,11 @@ class ChaosCampaignTest {
         ChaosReport r = unfenced.report();
         assertThat(unfenced.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.fenced()).isFalse();
-        assertThat(r.errors()).as("every schedule ran to a verdict: %s", r.errors()).isEmpty();
+        // The negative control's stale workers race the new leader; an engine error there is reported, never hidden.
+        assertThat(r.errors()).allSatisfy(e -> {
+            assertThat(e.schedule()).startsWith("seed " + e.seed() + ": ");
+            assertThat(e.trace()).anySatisfy(line -> assertThat(line).startsWith("ERROR "));
+        });
         assertThat(r.violations().get("I1")).as("stale commits after a takeover").isPositive();
         assertThat(r.faultsInjected()).containsKeys(EVERY_FAULT_KIND.toArray(String[]::new));
         assertThat(r.failures()).isNotEmpty().allSatisfy(f -> {
