@@ -31,6 +31,7 @@ import com.payments.reconciler.workflow.Timing;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,7 +43,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import java.util.Optional;
@@ -76,7 +76,7 @@ public final class ChaosCampaign {
      * 30/60/120 s retries do; a record left INPROGRESS by a lost answer is then waited out by the operator
      * in seconds. The handlers still get {@link Timing#DEADLINE_MARGIN} plus 10 s of work per call.
      */
-    private static final java.time.Duration INVOCATION_TIME = Timing.DEADLINE_MARGIN.plusSeconds(10);
+    private static final Duration INVOCATION_TIME = Timing.DEADLINE_MARGIN.plusSeconds(10);
     /** Powertools' record attributes (its DynamoDB store's defaults). */
     private static final String IDEMPOTENCY_STATUS = "status";
     private static final String IDEMPOTENCY_IN_PROGRESS = "INPROGRESS";
