@@ -19,24 +19,29 @@ import picocli.CommandLine.Spec;
 final class ChaosCommand implements Callable<Integer> {
 
     static final String DEFAULT_FAULTS = "ddb-conflict=0.03,ddb-throttle=0.02,ddb-lost-response=0.02";
+    static final int MAX_SCHEDULES = 100_000;
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--schedules", paramLabel = "N", defaultValue = "50", description = "Fault schedules to run (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--schedules", paramLabel = "N", defaultValue = "50", description = "Fault schedules to run, 1 to " + MAX_SCHEDULES + " (default: ${DEFAULT-VALUE}).")
     int schedules;
 
-    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1", description = "Campaign seed (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1", description = "Campaign seed, a 64-bit integer (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--replay", paramLabel = "SCHEDULE_SEED",
+            description = "Run only the schedule with this seed (as a failure reports it), instead of a campaign.")
+    Long replay;
+
     @Option(names = "--faults", paramLabel = "SPEC", defaultValue = DEFAULT_FAULTS,
-            description = "DynamoDB fault rates while a schedule has them on (default: ${DEFAULT-VALUE}).")
+            description = "DynamoDB fault rates while a schedule has them on; ddb-* keys only, provider faults are part of each schedule (default: ${DEFAULT-VALUE}).")
     String faults;
 
     @Option(names = "--unfenced", description = "Negative control: decisions without the lease check. Must report violations.")
     boolean unfenced;
 
-    @Option(names = "--json", description = "Print exactly the campaign report on stdout.")
+    @Option(names = "--json", description = "Print exactly the campaign report on stdout; progress goes to stderr.")
     boolean json;
 
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/chaos", description = "Engine logs (default: ${DEFAULT-VALUE}).")
@@ -44,40 +49,58 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (schedules < 1 || schedules > 100_000) {
-            throw new IllegalArgumentException("--schedules must be from 1 to 100000, was " + schedules);
+        if (schedules < 1 || schedules > MAX_SCHEDULES) {
+            throw new IllegalArgumentException("--schedules must be from 1 to " + MAX_SCHEDULES + ", was " + schedules);
         }
-        FaultSpec faultSpec = FaultSpec.parse(faults);
-        PrintWriter out = spec(true);
+        FaultSpec rates = dynamoRates(faults);
+        PrintWriter out = spec.commandLine().getOut();
         PrintWriter console = json ? spec.commandLine().getErr() : out;
-        ChaosReport report = new ChaosCampaign(workDir, !unfenced, FaultFlags.dynamoFaults(faultSpec, seed), line -> {
+        ChaosCampaign campaign = new ChaosCampaign(workDir, !unfenced, rates, line -> {
             console.println(line);
             console.flush();
-        }).run(schedules, seed);
+        });
+        ChaosReport report = replay != null ? campaign.replay(replay) : campaign.run(schedules, seed);
         if (json) {
             out.println(Json.mapper().writeValueAsString(report));
         } else {
-            print(out, report);
+            print(out, report, unfenced, faults);
         }
         out.flush();
-        return report.totalViolations() == 0 ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+        return report.clean() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
-    private PrintWriter spec(boolean stdout) {
-        return stdout ? spec.commandLine().getOut() : spec.commandLine().getErr();
+    /** {@code --faults} for a campaign: the DynamoDB rates; provider faults are drawn per schedule, so their keys are refused. */
+    static FaultSpec dynamoRates(String text) {
+        FaultSpec spec = FaultSpec.parse(text);
+        if (spec.providerDrop() > 0 || spec.provider5xx() > 0 || spec.providerSlow() > 0) {
+            throw new IllegalArgumentException("--faults: chaos draws provider faults (perform-then-drop, 5xx, slow) per schedule from its seed; "
+                    + "give only " + FaultSpec.DDB_CONFLICT + ", " + FaultSpec.DDB_THROTTLE + " and " + FaultSpec.DDB_LOST_RESPONSE
+                    + ", e.g. " + DEFAULT_FAULTS + "; was '" + text + "'");
+        }
+        return spec;
     }
 
-    private static void print(PrintWriter out, ChaosReport r) {
+    private static void print(PrintWriter out, ChaosReport r, boolean unfenced, String faults) {
         out.println();
-        out.printf("%d schedules, %s, seed %d%n", r.schedules(), r.fenced() ? "fenced" : "UNFENCED (negative control)", r.seed());
+        out.printf("%d schedules, %s, seed %d, %.1f s (median schedule %d ms)%n", r.schedules(),
+                r.fenced() ? "fenced" : "UNFENCED (negative control)", r.seed(), r.wallTimeMillis() / 1000.0, r.medianScheduleMillis());
         out.println("faults injected:");
         for (Map.Entry<String, Long> e : r.faultsInjected().entrySet()) {
-            out.printf("  %-30s %,8d%n", e.getKey(), e.getValue());
+            out.printf("  %-36s %,8d%n", e.getKey(), e.getValue());
         }
         out.printf("executions superseded: %d, operator reruns needed: %d%n", r.executionsSuperseded(), r.rerunsNeeded());
-        out.println("violations: " + r.violations());
+        out.println("violations: " + r.violations() + " in " + r.schedulesWithViolations() + " schedules");
+        if (!r.errors().isEmpty()) {
+            out.println("schedules that could not be run to a verdict: " + r.errors().size());
+            for (ChaosReport.Failure e : r.errors()) {
+                out.println("  " + e.schedule());
+                e.trace().forEach(t -> out.println("    | " + t));
+            }
+        }
         for (ChaosReport.Failure f : r.failures()) {
-            out.println("  reproduce with seed " + f.seed() + " (" + f.schedule() + ")");
+            out.println("  " + f.schedule());
+            out.println("  reproduce: bin/reconciler chaos --replay " + f.seed() + (unfenced ? " --unfenced" : "")
+                    + (DEFAULT_FAULTS.equals(faults) ? "" : " --faults " + faults));
             f.violations().forEach(v -> out.println("    " + v));
             f.trace().forEach(t -> out.println("    | " + t));
         }

@@ -21,11 +21,9 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.sfn.SfnClient;
 
-/** {@code bin/reconciler} as a user meets it: output, exit codes and clear errors. */
+/** {@code bin/reconciler} as a user meets it: output, exit codes and clear errors (bad usage: {@code BadInputTableTest}). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReconcilerCliTest {
 
@@ -107,31 +105,6 @@ class ReconcilerCliTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(Json.mapper().readTree(r.out()).at("/execution/duplicateStartsSuppressed").asInt()).isEqualTo(3);
         assertThat(r.err()).contains("executions of the state machine: 1");
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "local --authorisations -1|--authorisations",
-            "local --settled-fraction 1.5|--settled-fraction",
-            "local --settled-fraction x|--settled-fraction",
-            "local --scenario chaos-monkey|--scenario",
-            "local --window 2026-13-01|--window",
-            "local --window tomorrow|--window",
-            "local --window 2020-01-01|window",
-            "local --shards 0|SHARDS",
-            "local --grace-period 72h|--grace-period",
-            "local --time-zone Mars/Olympus|--time-zone",
-            "local --no-such-flag|--no-such-flag",
-            "start --window 2026-12-01|--state-machine-arn",
-            "start --window 2026-12-01 --state-machine-arn not-an-arn|--state-machine-arn",
-            "history --execution nightly-run --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x|--execution",
-            "redrive --execution reconcile-2026-12-01; --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x|--execution",
-            "rerun --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x|--window",
-            "frobnicate|frobnicate"})
-    void badUsageExitsWithTwoNamingTheProblem(String commandLine, String named) {
-        Result r = run(commandLine.split(" "));
-        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.BAD_INPUT);
-        assertThat(r.err()).contains(named);
     }
 
     private String stateMachine(String definition) {

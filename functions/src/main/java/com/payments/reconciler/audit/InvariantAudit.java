@@ -164,7 +164,8 @@ public final class InvariantAudit {
                     : maxEpoch.values().stream().mapToLong(Long::longValue).max().orElse(0L);
             if (carried < newest) {
                 violations.add(new Violation("I1", "write " + write.seq() + " carrying epoch " + carried
-                        + " applied after the takeover to epoch " + newest));
+                        + " applied after the takeover to epoch " + newest
+                        + (releasedIds.isEmpty() ? "" : " (released " + String.join(", ", releasedIds) + ")")));
             }
         }
         for (String id : releasedIds) {

@@ -11,9 +11,12 @@ import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.ShiftableClock;
 import com.payments.reconciler.cli.local.SyntheticData;
 import com.payments.reconciler.cli.local.WritePause;
+import com.payments.reconciler.local.faults.DynamoFaults;
+import com.payments.reconciler.local.faults.FaultSpec;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
@@ -28,7 +31,10 @@ import com.payments.reconciler.workflow.Timing;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -36,207 +42,408 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import java.util.Optional;
+import software.amazon.awssdk.services.sfn.model.DescribeExecutionResponse;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
+import software.amazon.awssdk.services.sfn.model.SfnException;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
 /**
  * {@code bin/reconciler chaos}: randomized fault schedules through the full local pipeline (the real
  * ASL in moto behind the Step Functions API, the real handlers, DynamoDB behind the fault layer, the
- * simulated provider). After each schedule the invariants are checked from the stored tables and the
- * provider's effect log; then the window is completed by reruns as an operator would, and I4 (nothing
- * lost) is checked. {@code fenced=false} is the negative control: decisions without the lease check,
- * which the campaign must catch.
+ * simulated provider). After each schedule the invariants are checked from the stored tables, moto's
+ * write log and the provider's effect log — never from the workers' own reports; then the window is
+ * completed by reruns as an operator would, and I4 (nothing lost) is checked. {@code fenced=false} is
+ * the negative control: decisions without the lease check, which the campaign must catch.
+ *
+ * <p>Every schedule starts from empty tables, a fresh DynamoDB fault layer seeded with the schedule's
+ * seed and the wall clock (earlier schedules' lease expiries do not carry over), so a schedule depends
+ * on its seed only and {@link #replay} reproduces it.
  */
 public final class ChaosCampaign {
 
     private static final WindowConfig CONFIG = WindowConfig.defaults();
+    /** Enough for any window the faults leave incomplete: faults are off while the operator completes it. */
     private static final int MAX_OPERATOR_RERUNS = 3;
+    /** In every task payload of a rerun (its owner id starts with the execution name), never in the scheduled run's. */
+    private static final String RERUN_MARKER = "-rerun-";
+    /**
+     * Each Lambda invocation is given this long (not the deployed 120 s): Powertools' in-progress window is
+     * the invocation's remaining time, and the fast retries (1 s) cannot outlast 120 s as the deployed
+     * 30/60/120 s retries do; a record left INPROGRESS by a lost answer is then waited out by the operator
+     * in seconds. The handlers still get {@link Timing#DEADLINE_MARGIN} plus 10 s of work per call.
+     */
+    private static final Duration INVOCATION_TIME = Timing.DEADLINE_MARGIN.plusSeconds(10);
+    /** Powertools' record attributes (its DynamoDB store's defaults). */
+    private static final String IDEMPOTENCY_STATUS = "status";
+    private static final String IDEMPOTENCY_IN_PROGRESS = "INPROGRESS";
+    private static final String IDEMPOTENCY_IN_PROGRESS_EXPIRY = "in_progress_expiration";
+    /** A pipeline that fails this many schedules in a row is broken; the campaign stops rather than report noise. */
+    private static final int MAX_CONSECUTIVE_ERRORS = 5;
+    private static final List<String> INVARIANTS = List.of("I1", "I2", "I3", "I4", "I5");
 
     private final Path workDir;
     private final boolean fenced;
-    private final ExecutionInterceptor dynamoFaults;
+    private final FaultSpec dynamoFaultRates;
     private final Consumer<String> console;
 
     /**
-     * @param dynamoFaults the DynamoDB fault layer switched on for schedules that want it (built from {@code --faults})
+     * @param dynamoFaultRates the DynamoDB fault rates for schedules that have DynamoDB faults on (from {@code --faults})
      */
-    public ChaosCampaign(Path workDir, boolean fenced, ExecutionInterceptor dynamoFaults, Consumer<String> console) {
+    public ChaosCampaign(Path workDir, boolean fenced, FaultSpec dynamoFaultRates, Consumer<String> console) {
         this.workDir = workDir;
         this.fenced = fenced;
-        this.dynamoFaults = dynamoFaults;
+        this.dynamoFaultRates = dynamoFaultRates;
         this.console = console;
     }
 
+    /**
+     * The seeds of a campaign's schedules: one stream per campaign seed, so campaigns with nearby seeds
+     * (7 and 8) share no schedules, as they would if schedule i were derived from {@code seed + i}.
+     */
+    public static List<Long> scheduleSeeds(long campaignSeed, int schedules) {
+        SplittableRandom stream = new SplittableRandom(campaignSeed);
+        List<Long> seeds = new ArrayList<>(schedules);
+        for (int i = 0; i < schedules; i++) {
+            seeds.add(stream.nextLong());
+        }
+        return seeds;
+    }
+
     public ChaosReport run(int schedules, long seed) throws InterruptedException {
+        return campaign(scheduleSeeds(seed, schedules), seed, false);
+    }
+
+    /** Runs the one schedule a failure reported: the same schedule, the same faults. */
+    public ChaosReport replay(long scheduleSeed) throws InterruptedException {
+        return campaign(List.of(scheduleSeed), scheduleSeed, true);
+    }
+
+    private ChaosReport campaign(List<Long> seeds, long seed, boolean replay) throws InterruptedException {
+        long started = System.nanoTime();
         ShiftableClock clock = new ShiftableClock(Clock.systemUTC());
         InterceptorSlot faultSlot = new InterceptorSlot();
         InterceptorSlot pauseSlot = new InterceptorSlot();
-        WindowId window = new WindowId(clock.instant().atZone(CONFIG.zone()).toLocalDate());
         LocalPipeline.Options options = LocalPipeline.Options.defaults(workDir, clock).withFastRetries()
                 .withDynamoInterceptors(List.of(faultSlot, pauseSlot))
                 .withEnv(LocalRun.windowEnvironment(CONFIG))
                 .withDecisionFence(fenced ? FencedWriter.Fence.LEASE_CHECKED : FencedWriter.Fence.UNFENCED_NEGATIVE_CONTROL);
         Map<String, Long> faults = new LinkedHashMap<>();
         Map<String, Long> violations = new LinkedHashMap<>();
-        List.of("I1", "I2", "I3", "I4", "I5").forEach(i -> violations.put(i, 0L));
+        INVARIANTS.forEach(i -> violations.put(i, 0L));
         List<ChaosReport.Failure> failures = new ArrayList<>();
+        List<Long> durations = new ArrayList<>();
         long superseded = 0;
         long reruns = 0;
+        long failedSchedules = 0;
+        List<ChaosReport.Failure> errors = new ArrayList<>();
+        int consecutiveErrors = 0;
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
-            for (int i = 0; i < schedules; i++) {
-                ChaosSchedule schedule = ChaosSchedule.generate(new SplittableRandom(seed + i).nextLong());
-                Outcome outcome = runOne(pipeline, clock, faultSlot, pauseSlot, window, schedule);
+            pipeline.limitInvocationTime(INVOCATION_TIME);
+            for (int i = 0; i < seeds.size(); i++) {
+                long scheduleStarted = System.nanoTime();
+                ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
+                // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
+                List<String> trace = Collections.synchronizedList(new ArrayList<>());
+                Outcome outcome;
+                try {
+                    outcome = runOne(pipeline, clock, faultSlot, pauseSlot, schedule, trace);
+                    consecutiveErrors = 0;
+                } catch (RuntimeException e) {
+                    // An engine or harness error is not a verdict on the protocol: reported with its seed, never counted as a pass.
+                    List<String> lines = new ArrayList<>(trace);
+                    lines.add("ERROR " + e);
+                    for (StackTraceElement frame : e.getStackTrace()) {
+                        if (frame.getClassName().startsWith("com.payments")) {
+                            lines.add("  at " + frame);
+                        }
+                    }
+                    errors.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(), List.of("error: " + e), lines));
+                    console.accept(String.format("schedule %d/%d ERROR %s — %s", i + 1, seeds.size(), e, schedule.describe()));
+                    if (++consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
+                        throw new IllegalStateException(consecutiveErrors + " schedules in a row failed to run; the last: " + e, e);
+                    }
+                    continue;
+                }
+                durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
                 outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
                 superseded += outcome.superseded();
                 reruns += outcome.reruns();
                 if (!outcome.violations().isEmpty()) {
+                    failedSchedules++;
                     outcome.violations().forEach(v -> violations.merge(v.invariant(), 1L, Long::sum));
                     failures.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(),
-                            outcome.violations().stream().map(v -> v.invariant() + ": " + v.detail()).toList(), outcome.trace()));
+                            outcome.violations().stream().map(v -> v.invariant() + ": " + v.detail()).toList(),
+                            List.copyOf(outcome.trace())));
                 }
-                console.accept(String.format("schedule %d/%d %s — %s", i + 1, schedules, outcome.violations().isEmpty() ? "ok" : "VIOLATIONS",
-                        schedule.describe()));
+                if (replay) {
+                    outcome.trace().forEach(line -> console.accept("  | " + line));
+                }
+                // One line per schedule with its own figures: a campaign stopped early can still be added up.
+                console.accept(String.format("schedule %d/%d %s in %d ms — %s; faults %s, superseded %d, reruns %d", i + 1, seeds.size(),
+                        outcome.violations().isEmpty() ? "ok" : "VIOLATIONS " + outcome.violations().stream().map(InvariantAudit.Violation::invariant).distinct().toList(),
+                        durations.getLast(), schedule.describe(), outcome.faults(), outcome.superseded(), outcome.reruns()));
             }
-            FaultCounts.of(dynamoFaults).forEach((k, v) -> faults.merge(k, v, Long::sum));
         }
-        return new ChaosReport(schedules, fenced, seed, faults, superseded, reruns, violations, failures);
+        long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        List<Long> sorted = durations.stream().sorted().toList();
+        return new ChaosReport(seeds.size(), fenced, seed, wall, sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2), faults, superseded, reruns,
+                failedSchedules, violations, failures, errors);
     }
 
     private record Outcome(Map<String, Long> faults, long superseded, long reruns, List<InvariantAudit.Violation> violations, List<String> trace) {
     }
 
     private Outcome runOne(LocalPipeline pipeline, ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot,
-                           WindowId window, ChaosSchedule s) throws InterruptedException {
+                           ChaosSchedule s, List<String> trace) throws InterruptedException {
+        clock.reset();
         pipeline.reset();
+        WindowId window = new WindowId(clock.instant().atZone(CONFIG.zone()).toLocalDate());
         ExecutionInput input = CONFIG.inputFor(window);
-        SyntheticData.Expected expected = new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
+        new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
         pipeline.writeLog().clear();
         SplittableRandom random = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
-        Map<String, Long> faults = new LinkedHashMap<>();
-        List<String> trace = new ArrayList<>();
+        // Hooks run on the Lambda endpoint's threads: the counts are shared with them.
+        Map<String, Long> faults = Collections.synchronizedMap(new LinkedHashMap<>());
         String scheduledName = ExecutionName.scheduled(window).toString();
 
-        WritePause pause = s.gcPause() ? new WritePause(scheduledName) : null;
+        DynamoFaults dynamoFaults = s.dynamoFaults() ? DynamoFaults.from(dynamoFaultRates, s.seed(), InstantSource.system()) : null;
+        WritePause pause = s.gcPause() ? new WritePause(scheduledName, s.pausedDecision()) : null;
+        faultSlot.set(dynamoFaults);
         pauseSlot.set(pause);
-        faultSlot.set(s.dynamoFaults() ? dynamoFaults : null);
         for (int k = 0; k < s.providerFaults(); k++) {
-            String op = Candidate.operationIdFor(String.format("auth-%08d", random.nextInt(Math.max(1, s.authorisations()))));
+            String op = Candidate.operationIdFor(SyntheticData.authorisationId(random.nextInt(s.authorisations())));
             Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
             pipeline.provider().forceNext(op, fault);
             faults.merge("provider-" + fault.name().toLowerCase().replace('_', '-'), 1L, Long::sum);
+            trace.add("provider will answer " + op + " with " + fault);
         }
-        AtomicInteger commitThenFail = new AtomicInteger();
-        LambdaFunction failing = s.commitThenFailFunction() == 1 ? LambdaFunction.RECONCILE_PAGE
-                : s.commitThenFailFunction() == 2 ? LambdaFunction.DELIVER_COMMANDS : null;
-        pipeline.hook(new InvocationHook() {
-            @Override
-            public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
-                if (function == LambdaFunction.RECONCILE_PAGE && invocation == 1 && s.settlementsDuringRun() > 0) {
-                    for (int k = 0; k < s.settlementsDuringRun(); k++) {
-                        String id = String.format("auth-%08d", random.nextInt(Math.max(1, s.authorisations())));
-                        pipeline.dynamo().putItem(b -> b.tableName(pipeline.tables().settlements()).item(Map.of(
-                                Settlements.AUTHORISATION_ID, AttributeValue.fromS(id),
-                                Settlements.SETTLED_AT, AttributeValue.fromN(Long.toString(clock.millis())))));
-                        trace.add("settlement arrives for " + id);
-                        faults.merge("settlement-during-run", 1L, Long::sum);
-                    }
+        pipeline.hook(new ScheduleHook(pipeline, clock, s, random, pause, faults, trace));
+        try {
+            List<ExecutionFollower.Followed> followed = new ArrayList<>();
+            WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "chaos", line -> { }));
+            StartResult first = LocalRun.deliverScheduleEvent(pipeline, input.windowStart().toString());
+            trace.add("scheduler delivers the occurrence: " + first.executionName());
+            for (int k = 0; k < s.duplicateDeliveries(); k++) {
+                StartResult dup = LocalRun.deliverScheduleEvent(pipeline, input.windowStart().toString());
+                faults.merge("scheduler-duplicate", 1L, Long::sum);
+                trace.add("scheduler delivers it again: " + (dup.duplicateSuppressed() ? "duplicate start suppressed" : "STARTED " + dup.executionName()));
+            }
+            if (s.racingRerun()) {
+                StartResult rerun = starter.startRerun(window, input, true);
+                faults.merge("rerun-racing", 1L, Long::sum);
+                trace.add("operator forces a rerun while " + first.executionName() + " runs: " + rerun.executionName());
+                followed.add(follow(pipeline, first.executionArn(), trace));
+                followed.add(follow(pipeline, rerun.executionArn(), trace));
+            } else if (pause != null && awaitPausedOrClosed(pipeline, pause, first.executionArn())) {
+                faults.merge("gc-pause-past-lease", 1L, Long::sum);
+                clock.advance(Timing.LEASE_DURATION.plusMinutes(1));
+                trace.add(first.executionName() + " frozen before its release decision for " + pause.heldAuthorisationId()
+                        + "; clock advanced past its lease");
+                if (s.settleWhileFrozen()) {
+                    settle(pipeline, clock, pause.heldAuthorisationId());
+                    faults.merge("settlement-during-run", 1L, Long::sum);
+                    trace.add("settlement arrives for " + pause.heldAuthorisationId() + " while its decision is frozen");
                 }
-                if (pause != null && s.resumeDuringTakeover() && function == LambdaFunction.RECONCILE_PAGE
-                        && new String(payload, StandardCharsets.UTF_8).contains("-rerun-") && !pause.armed()) {
-                    pause.resume();
-                    try {
-                        pause.awaitWritten(2, TimeUnit.MINUTES);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    trace.add("the paused worker's write was answered after the rerun took over");
+                StartResult rerun = starter.startRerun(window, input, true);
+                faults.merge("rerun-racing", 1L, Long::sum);
+                trace.add("operator forces a rerun, which takes over the expired lease: " + rerun.executionName());
+                ExecutionFollower.Followed takeover = follow(pipeline, rerun.executionArn(), trace);
+                if (pause.resume()) {
+                    trace.add("the frozen worker resumes after the rerun ended");
                 }
-                return null;
+                followed.add(follow(pipeline, first.executionArn(), trace));
+                followed.add(takeover);
+            } else {
+                followed.add(follow(pipeline, first.executionArn(), trace));
+            }
+            followed.forEach(f -> trace.add(name(f) + " " + f.status() + f.error().map(e -> " " + e).orElse("") + " " + taskFailures(f.events())));
+            if (dynamoFaults != null) {
+                FaultCounts.of(dynamoFaults).forEach((k, v) -> faults.merge(k, v, Long::sum));
+                trace.add("DynamoDB faults injected: " + FaultCounts.of(dynamoFaults)
+                        + (dynamoFaults.tokenMismatches() > 0 ? ", IdempotentParameterMismatch answers: " + dynamoFaults.tokenMismatches() : ""));
             }
 
-            @Override
-            public InjectedFailure afterSuccess(LambdaFunction function, int invocation, byte[] payload, byte[] result) {
-                if (function == failing && commitThenFail.getAndIncrement() == 0) {
-                    faults.merge("lambda-commit-then-timeout", 1L, Long::sum);
-                    trace.add(function.logicalName() + " invocation " + invocation + " committed, then timed out");
-                    return InjectedFailure.timedOut(function);
-                }
-                return null;
-            }
-        });
+            List<InvariantAudit.Violation> found = new ArrayList<>(audit(pipeline, input, false).violations());
 
-        List<ExecutionFollower.Followed> followed = new ArrayList<>();
-        StartResult first = LocalRun.deliverScheduleEvent(pipeline, input.windowStart().toString());
-        trace.add("scheduler delivers the occurrence: " + first.executionName());
-        for (int k = 0; k < s.duplicateDeliveries(); k++) {
-            StartResult dup = LocalRun.deliverScheduleEvent(pipeline, input.windowStart().toString());
-            faults.merge("scheduler-duplicate", 1L, Long::sum);
-            trace.add("scheduler delivers it again: " + (dup.duplicateSuppressed() ? "suppressed" : "STARTED " + dup.executionName()));
-        }
-        WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "chaos", line -> { }));
-        boolean paused = pause != null && awaitPausedOrClosed(pipeline, pause, first.executionArn());
-        if (paused) {
-            faults.merge("gc-pause-past-lease", 1L, Long::sum);
-            clock.advance(Timing.LEASE_DURATION.plusMinutes(1));
-            trace.add(first.executionName() + " frozen before its first write; clock advanced past the lease");
-            StartResult rerun = starter.startRerun(window, input, true);
-            trace.add("operator reruns the window: " + rerun.executionName());
-            ExecutionFollower.Followed b = pipeline.follow(rerun.executionArn(), e -> { });
-            pause.resume();
-            followed.add(pipeline.follow(first.executionArn(), e -> { }));
-            followed.add(b);
-        } else {
+            // The operator completes the window: faults over, reruns until nothing is left.
+            faultSlot.clear();
+            pauseSlot.clear();
+            pipeline.hook(InvocationHook.NONE);
+            long reruns = 0;
+            InvariantAudit.Report complete = audit(pipeline, input, true);
+            while (!complete.invariants().get("I4") && reruns < MAX_OPERATOR_RERUNS) {
+                long waited = awaitInProgressWindows(pipeline);
+                if (waited > 0) {
+                    trace.add("operator waits " + waited + " ms for the in-progress window of a delivery left INPROGRESS");
+                }
+                StartResult again = starter.startRerun(window, input, false);
+                ExecutionFollower.Followed f = follow(pipeline, again.executionArn(), trace);
+                followed.add(f);
+                trace.add("operator completes the window: " + again.executionName() + " " + f.status() + f.error().map(e -> " " + e).orElse(""));
+                reruns++;
+                complete = audit(pipeline, input, true);
+            }
+            Set<String> seen = new LinkedHashSet<>();
+            found.forEach(v -> seen.add(v.invariant() + v.detail()));
+            complete.violations().stream().filter(v -> seen.add(v.invariant() + v.detail())).forEach(found::add);
+            long superseded = followed.stream().filter(f -> f.error().filter(ErrorNames.FAIL_SUPERSEDED::equals).isPresent()).count();
+            return new Outcome(new LinkedHashMap<>(faults), superseded, reruns, found, List.copyOf(trace));
+        } finally {
             if (pause != null) {
                 pause.resume();
             }
-            followed.add(pipeline.follow(first.executionArn(), e -> { }));
+            faultSlot.clear();
+            pauseSlot.clear();
+            pipeline.hook(InvocationHook.NONE);
         }
-        followed.forEach(f -> trace.add(name(f) + " " + f.status() + f.error().map(e -> " " + e).orElse("") + " " + taskFailures(f.events())));
-
-        List<InvariantAudit.Violation> found = new ArrayList<>(audit(pipeline, input, false).violations());
-
-        // The operator completes the window: faults over, reruns until nothing is left.
-        faultSlot.clear();
-        pauseSlot.clear();
-        pipeline.hook(InvocationHook.NONE);
-        long reruns = 0;
-        InvariantAudit.Report complete = audit(pipeline, input, true);
-        while (!complete.allHold() && reruns < MAX_OPERATOR_RERUNS && !hasOnlyStaleViolations(found)) {
-            StartResult again = starter.startRerun(window, input, false);
-            ExecutionFollower.Followed f = pipeline.follow(again.executionArn(), e -> { });
-            followed.add(f);
-            trace.add("operator completes the window: " + again.executionName() + " " + f.status());
-            reruns++;
-            complete = audit(pipeline, input, true);
-        }
-        Set<String> seen = new LinkedHashSet<>();
-        found.forEach(v -> seen.add(v.invariant() + v.detail()));
-        complete.violations().stream().filter(v -> seen.add(v.invariant() + v.detail())).forEach(found::add);
-        long superseded = followed.stream().filter(f -> f.error().filter(ErrorNames.FAIL_SUPERSEDED::equals).isPresent()).count();
-        return new Outcome(faults, superseded, reruns, found, trace);
     }
 
-    /** A stale commit already happened (the negative control): further reruns cannot undo it. */
-    private static boolean hasOnlyStaleViolations(List<InvariantAudit.Violation> found) {
-        return !found.isEmpty();
+    /**
+     * The schedule's interference with Lambda invocations: settlements arriving while the first page runs,
+     * the frozen worker woken at the chosen point of the rerun, and one call that commits then times out.
+     */
+    private static final class ScheduleHook implements InvocationHook {
+        private final LocalPipeline pipeline;
+        private final Clock clock;
+        private final ChaosSchedule s;
+        private final SplittableRandom random;
+        private final WritePause pause;
+        private final Map<String, Long> faults;
+        private final List<String> trace;
+        private final AtomicBoolean settlementsSent = new AtomicBoolean();
+        private final AtomicBoolean timedOut = new AtomicBoolean();
+        private final LambdaFunction failing;
+        private final LambdaFunction resumeBefore;
+
+        ScheduleHook(LocalPipeline pipeline, Clock clock, ChaosSchedule s, SplittableRandom random, WritePause pause,
+                     Map<String, Long> faults, List<String> trace) {
+            this.pipeline = pipeline;
+            this.clock = clock;
+            this.s = s;
+            this.random = random;
+            this.pause = pause;
+            this.faults = faults;
+            this.trace = trace;
+            this.failing = switch (s.commitThenTimeout()) {
+                case NONE -> null;
+                case RECONCILE_PAGE -> LambdaFunction.RECONCILE_PAGE;
+                case DELIVER_COMMANDS -> LambdaFunction.DELIVER_COMMANDS;
+            };
+            this.resumeBefore = switch (s.resume()) {
+                case BEFORE_RERUN_DECIDES -> LambdaFunction.RECONCILE_PAGE;
+                case AFTER_RERUN_DECIDES -> LambdaFunction.DELIVER_COMMANDS;
+                case AFTER_RERUN_ENDS -> null;
+            };
+        }
+
+        @Override
+        public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
+            if (function == LambdaFunction.RECONCILE_PAGE && s.settlementsDuringRun() > 0 && settlementsSent.compareAndSet(false, true)) {
+                for (int k = 0; k < s.settlementsDuringRun(); k++) {
+                    String id;
+                    synchronized (random) {
+                        id = SyntheticData.authorisationId(random.nextInt(s.authorisations()));
+                    }
+                    settle(pipeline, clock, id);
+                    trace.add("settlement arrives for " + id + " as the first page starts");
+                    faults.merge("settlement-during-run", 1L, Long::sum);
+                }
+            }
+            if (pause != null && function == resumeBefore && pause.holding() && isRerun(payload)) {
+                if (pause.resume()) {
+                    trace.add("the frozen worker resumes " + s.resume().phrase());
+                }
+                try {
+                    // The rerun goes on only once the stale write has been answered: the race is decided, not left to timing.
+                    if (!pause.awaitWritten(2, TimeUnit.MINUTES)) {
+                        trace.add("the frozen worker's write was not answered within 2 minutes");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public InjectedFailure afterSuccess(LambdaFunction function, int invocation, byte[] payload, byte[] result) {
+            if (function == failing && timedOut.compareAndSet(false, true)) {
+                faults.merge("lambda-commit-then-timeout", 1L, Long::sum);
+                trace.add(function.logicalName() + " invocation " + invocation + " committed, then Lambda reported a timeout");
+                return InjectedFailure.timedOut(function);
+            }
+            return null;
+        }
+
+        private static boolean isRerun(byte[] payload) {
+            return new String(payload, StandardCharsets.UTF_8).contains(RERUN_MARKER);
+        }
+    }
+
+    private static void settle(LocalPipeline pipeline, Clock clock, String authorisationId) {
+        pipeline.dynamo().putItem(b -> b.tableName(pipeline.tables().settlements()).item(Map.of(
+                Settlements.AUTHORISATION_ID, AttributeValue.fromS(authorisationId),
+                Settlements.SETTLED_AT, AttributeValue.fromN(Long.toString(clock.millis())))));
+    }
+
+    /**
+     * Follows an execution to its end. moto 5.2.1 sometimes fails to serialise an execution's history
+     * (HTTP 500, a TypeError in its serializer); the verdict never depends on the history (the audit reads
+     * the store), so the end state is then taken from DescribeExecution alone, and the trace says so.
+     */
+    private static ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, List<String> trace) throws InterruptedException {
+        try {
+            return pipeline.follow(executionArn, e -> { });
+        } catch (SfnException e) {
+            if (e.statusCode() != 500) {
+                throw e;
+            }
+            trace.add("moto could not serialise the history of " + executionArn.substring(executionArn.lastIndexOf(':') + 1)
+                    + " (HTTP 500); following its status only");
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+            while (System.nanoTime() < deadline) {
+                DescribeExecutionResponse described = pipeline.sfn().describeExecution(b -> b.executionArn(executionArn));
+                if (described.status() != ExecutionStatus.RUNNING) {
+                    return new ExecutionFollower.Followed(executionArn, described.status(), Optional.ofNullable(described.output()),
+                            Optional.ofNullable(described.error()), Optional.ofNullable(described.cause()), List.of(), 0, 0);
+                }
+                Thread.sleep(200);
+            }
+            throw new IllegalStateException("execution " + executionArn + " still RUNNING after 30 minutes");
+        }
+    }
+
+    /** The runbook: a delivery whose record was left INPROGRESS can be retried once its in-progress window ends. */
+    private static long awaitInProgressWindows(LocalPipeline pipeline) throws InterruptedException {
+        long latest = 0;
+        for (Map<String, AttributeValue> item : pipeline.dynamo().scanPaginator(b -> b.tableName(pipeline.tables().idempotency())).items()) {
+            if (IDEMPOTENCY_IN_PROGRESS.equals(Attr.stringOr(item, IDEMPOTENCY_STATUS, ""))) {
+                latest = Math.max(latest, Attr.numberOr(item, IDEMPOTENCY_IN_PROGRESS_EXPIRY, 0));
+            }
+        }
+        long wait = latest - System.currentTimeMillis();
+        if (wait > 0) {
+            Thread.sleep(wait + 100);
+        }
+        return Math.max(0, wait);
     }
 
     private static boolean awaitPausedOrClosed(LocalPipeline pipeline, WritePause pause, String executionArn) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (System.nanoTime() < deadline) {
-            if (pause.awaitPaused(200, TimeUnit.MILLISECONDS)) {
+            if (pause.awaitPaused(100, TimeUnit.MILLISECONDS)) {
                 return true;
             }
             if (pipeline.sfn().describeExecution(b -> b.executionArn(executionArn)).status() != ExecutionStatus.RUNNING) {
-                return false;
+                return pause.awaitPaused(0, TimeUnit.MILLISECONDS);
             }
         }
-        throw new IllegalStateException("the first execution neither wrote nor closed in 3 minutes");
+        throw new IllegalStateException("the first execution neither reached its paused write nor closed in 3 minutes");
     }
 
     private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete) {

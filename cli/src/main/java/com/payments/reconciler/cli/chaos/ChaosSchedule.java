@@ -1,39 +1,99 @@
 package com.payments.reconciler.cli.chaos;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
  * One randomized fault schedule, a pure function of its seed: what the campaign does to one window.
+ * The same seed gives the same schedule (and the same {@link #describe()}), which is how a failure is
+ * reproduced: {@code bin/reconciler chaos --replay SEED}.
  *
  * @param authorisations synthetic authorisations in the window
  * @param settledFraction of the due ones, how many already have a settlement
- * @param gcPause the first execution's worker freezes just before its first write, past its lease
- * @param resumeDuringTakeover the frozen worker resumes right after the rerun took over (before the rerun
- *                             decides anything), rather than after the rerun finished
+ * @param gcPause the scheduled execution's worker freezes just before one of its release decisions
+ *                reaches DynamoDB, the clock passes its lease, and the operator forces a rerun that takes over
+ * @param pausedDecision which of the frozen worker's decisions is held (1 = its first write)
+ * @param resume when the frozen worker wakes up, relative to the rerun that took over
+ * @param settleWhileFrozen the authorisation the frozen worker is about to release settles while it is frozen
+ * @param racingRerun (without a GC pause) the operator forces a rerun while the scheduled execution runs
  * @param duplicateDeliveries extra Scheduler deliveries of the same occurrence
- * @param commitThenFailFunction 0 none, 1 ReconcilePage, 2 DeliverCommands: that call commits, then Lambda reports a timeout
+ * @param commitThenTimeout which Lambda call commits its work, then reports a timeout to Step Functions
  * @param settlementsDuringRun settlements that arrive while the first page runs
  * @param providerFaults forced provider faults (perform-then-drop, 503, slow) on random commands
  * @param dynamoFaults whether the DynamoDB fault layer (conflicts, throttling, lost responses) is on
  */
-public record ChaosSchedule(long seed, int authorisations, double settledFraction, boolean gcPause, boolean resumeDuringTakeover,
-                            int duplicateDeliveries, int commitThenFailFunction, int settlementsDuringRun, int providerFaults,
-                            boolean dynamoFaults) {
+public record ChaosSchedule(long seed, int authorisations, double settledFraction, boolean gcPause, int pausedDecision,
+                            Resume resume, boolean settleWhileFrozen, boolean racingRerun, int duplicateDeliveries,
+                            CommitThenTimeout commitThenTimeout, int settlementsDuringRun, int providerFaults, boolean dynamoFaults) {
+
+    /** When a frozen worker resumes. */
+    public enum Resume {
+        /** after the rerun took over, before it decides anything: the stale write races the new leader */
+        BEFORE_RERUN_DECIDES,
+        /** after the rerun decided (it is delivering): the stale write meets authorisations already decided */
+        AFTER_RERUN_DECIDES,
+        /** after the rerun finished and released the lease */
+        AFTER_RERUN_ENDS;
+
+        String phrase() {
+            return switch (this) {
+                case BEFORE_RERUN_DECIDES -> "after the rerun took over, before it decides";
+                case AFTER_RERUN_DECIDES -> "after the rerun decided, while it delivers";
+                case AFTER_RERUN_ENDS -> "after the rerun ended";
+            };
+        }
+    }
+
+    /** The Lambda call that succeeds and is then reported to Step Functions as timed out (its retry re-runs it). */
+    public enum CommitThenTimeout { NONE, RECONCILE_PAGE, DELIVER_COMMANDS }
 
     public static ChaosSchedule generate(long seed) {
         SplittableRandom r = new SplittableRandom(seed);
-        return new ChaosSchedule(seed, 6 + r.nextInt(15), r.nextDouble() * 0.3, r.nextDouble() < 0.6, r.nextBoolean(),
-                r.nextInt(4), r.nextInt(3), r.nextInt(3), r.nextInt(4), r.nextDouble() < 0.7);
+        int authorisations = 6 + r.nextInt(15);
+        double settledFraction = r.nextDouble() * 0.3;
+        boolean gcPause = r.nextDouble() < 0.6;
+        int pausedDecision = 1 + r.nextInt(3);
+        Resume resume = Resume.values()[r.nextInt(Resume.values().length)];
+        boolean settleWhileFrozen = r.nextDouble() < 0.3;
+        boolean racingRerun = r.nextDouble() < 0.3;
+        int duplicateDeliveries = r.nextInt(4);
+        CommitThenTimeout commitThenTimeout = CommitThenTimeout.values()[r.nextInt(CommitThenTimeout.values().length)];
+        int settlementsDuringRun = r.nextInt(3);
+        int providerFaults = r.nextInt(4);
+        boolean dynamoFaults = r.nextDouble() < 0.7;
+        return new ChaosSchedule(seed, authorisations, settledFraction, gcPause, pausedDecision, resume, gcPause && settleWhileFrozen,
+                !gcPause && racingRerun, duplicateDeliveries, commitThenTimeout, settlementsDuringRun, providerFaults, dynamoFaults);
     }
 
-    /** A minimal event trace to reproduce a schedule: its seed and what it did. */
+    /** What the schedule does, in the words of the trace: enough, with the seed, to reproduce it. */
     public String describe() {
-        return "seed " + seed + ": " + authorisations + " authorisations (settled " + String.format("%.2f", settledFraction) + ")"
-                + (gcPause ? ", GC pause before the first write, resumed " + (resumeDuringTakeover ? "right after the takeover" : "after the rerun") : "")
-                + (duplicateDeliveries > 0 ? ", " + duplicateDeliveries + " duplicate deliveries" : "")
-                + (commitThenFailFunction == 1 ? ", ReconcilePage commits then times out" : commitThenFailFunction == 2 ? ", DeliverCommands commits then times out" : "")
-                + (settlementsDuringRun > 0 ? ", " + settlementsDuringRun + " settlements during the run" : "")
-                + (providerFaults > 0 ? ", " + providerFaults + " provider faults" : "")
-                + (dynamoFaults ? ", DynamoDB faults on" : "");
+        List<String> parts = new ArrayList<>();
+        parts.add(authorisations + " authorisations (settled " + String.format("%.2f", settledFraction) + ")");
+        if (gcPause) {
+            parts.add("GC pause before decision " + pausedDecision + " past the lease, resumed " + resume.phrase()
+                    + (settleWhileFrozen ? ", its authorisation settling meanwhile" : ""));
+        }
+        if (racingRerun) {
+            parts.add("a forced rerun racing the scheduled execution");
+        }
+        if (duplicateDeliveries > 0) {
+            parts.add(duplicateDeliveries + " duplicate Scheduler deliveries");
+        }
+        switch (commitThenTimeout) {
+            case RECONCILE_PAGE -> parts.add("ReconcilePage commits then times out");
+            case DELIVER_COMMANDS -> parts.add("DeliverCommands commits then times out");
+            case NONE -> { }
+        }
+        if (settlementsDuringRun > 0) {
+            parts.add(settlementsDuringRun + " settlements during the run");
+        }
+        if (providerFaults > 0) {
+            parts.add(providerFaults + " provider faults");
+        }
+        if (dynamoFaults) {
+            parts.add("DynamoDB faults on");
+        }
+        return "seed " + seed + ": " + String.join(", ", parts);
     }
 }

@@ -6,6 +6,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.LambdaLogger;
 import com.payments.reconciler.workflow.LambdaFunction;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.UUID;
 
 /**
@@ -19,8 +20,14 @@ final class LocalContext implements Context {
     private final long deadlineNanos;
 
     LocalContext(LambdaFunction function) {
+        this(function, null);
+    }
+
+    /** @param limit the invocation's time when shorter than the function's timeout, or null */
+    LocalContext(LambdaFunction function, Duration limit) {
         this.function = function;
-        this.deadlineNanos = System.nanoTime() + function.timeout().toNanos();
+        Duration given = limit != null && limit.compareTo(function.timeout()) < 0 ? limit : function.timeout();
+        this.deadlineNanos = System.nanoTime() + given.toNanos();
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -44,6 +45,7 @@ public final class LocalLambdaEndpoint implements AutoCloseable {
     private final Map<LambdaFunction, RequestStreamHandler> handlers = new ConcurrentHashMap<>();
     private final Map<LambdaFunction, AtomicInteger> invocations = new EnumMap<>(LambdaFunction.class);
     private final AtomicReference<InvocationHook> hook = new AtomicReference<>(InvocationHook.NONE);
+    private final AtomicReference<Duration> invocationTimeLimit = new AtomicReference<>();
 
     private LocalLambdaEndpoint(HttpServer server) {
         this.server = server;
@@ -63,6 +65,15 @@ public final class LocalLambdaEndpoint implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not open the local Lambda endpoint on loopback", e);
         }
+    }
+
+    /**
+     * Caps the time each invocation is given (its context's remaining time) below the deployed timeout:
+     * a shorter-lived function, e.g. so Powertools' in-progress window (the invocation's remaining time)
+     * passes in seconds in the chaos campaign. Null: the deployed timeout.
+     */
+    public void limitInvocationTime(Duration limit) {
+        invocationTimeLimit.set(limit);
     }
 
     public URI uri() {
@@ -130,7 +141,7 @@ public final class LocalLambdaEndpoint implements AutoCloseable {
             }
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             try {
-                handler.handleRequest(new ByteArrayInputStream(payload), out, new LocalContext(function));
+                handler.handleRequest(new ByteArrayInputStream(payload), out, new LocalContext(function, invocationTimeLimit.get()));
             } catch (Exception | StackOverflowError thrown) {
                 LOG.debug("{} failed: {}", function.logicalName(), thrown.toString());
                 String message = thrown.getMessage() == null ? thrown.getClass().getName() : thrown.getMessage();

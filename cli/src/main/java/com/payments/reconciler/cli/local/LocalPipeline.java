@@ -199,6 +199,11 @@ public final class LocalPipeline implements AutoCloseable {
         return follow(startExecution(name, input), event -> { });
     }
 
+    /** See {@link LocalLambdaEndpoint#limitInvocationTime}. */
+    public void limitInvocationTime(Duration limit) {
+        lambda.limitInvocationTime(limit);
+    }
+
     public void hook(InvocationHook hook) {
         lambda.hook(hook);
     }

@@ -24,6 +24,11 @@ public final class ShiftableClock extends Clock {
         offset.updateAndGet(current -> current.plus(by));
     }
 
+    /** Back to the wall clock: each chaos schedule starts from now, whatever earlier ones advanced. */
+    public void reset() {
+        offset.set(Duration.ZERO);
+    }
+
     @Override
     public Instant instant() {
         return base.instant().plus(offset.get());

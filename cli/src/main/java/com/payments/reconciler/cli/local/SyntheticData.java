@@ -58,7 +58,7 @@ public record SyntheticData(int authorisations, double settledFraction, double y
         int settled = 0;
         int young = 0;
         for (int i = 0; i < authorisations; i++) {
-            String id = String.format("auth-%08d", i);
+            String id = authorisationId(i);
             boolean isYoung = random.nextDouble() < youngFraction;
             Instant at = isYoung
                     ? cutoff.plus(Duration.ofMinutes(1 + random.nextLong(Duration.ofDays(2).toMinutes())))
@@ -87,6 +87,11 @@ public record SyntheticData(int authorisations, double settledFraction, double y
         write(dynamo, tables.authorisations(), auths);
         write(dynamo, tables.settlements(), settlements);
         return new Expected(authorisations, due, settled, young);
+    }
+
+    /** The id of the {@code index}-th synthetic authorisation. */
+    public static String authorisationId(int index) {
+        return String.format("auth-%08d", index);
     }
 
     private static WriteRequest put(Map<String, AttributeValue> item) {
