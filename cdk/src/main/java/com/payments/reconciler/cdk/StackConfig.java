@@ -131,14 +131,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
 
     /** The window settings as StartWindow's environment carries them ({@link WindowConfig#fromEnvironment} reads them back). */
     public Map<String, String> windowEnvironment() {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put(EnvVars.SCHEDULE_TIME_ZONE, window.zone().getId());
-        env.put(EnvVars.SCHEDULE_LOCAL_TIME, window.localTime().toString());
-        env.put(EnvVars.GRACE_PERIOD, window.gracePeriod().toString());
-        env.put(EnvVars.SHARDS, Integer.toString(window.shards()));
-        env.put(EnvVars.DRY_RUN, Boolean.toString(window.dryRun()));
-        env.put(EnvVars.WINDOW_HORIZON_DAYS, Integer.toString(window.horizonDays()));
-        return env;
+        return window.toEnvironment();
     }
 
     public String physicalName(String suffix) {

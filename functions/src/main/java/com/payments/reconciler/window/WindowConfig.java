@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneId;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -85,6 +86,18 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         boolean dryRun = parse(env, EnvVars.DRY_RUN, d.dryRun(), WindowConfig::strictBoolean, "true or false");
         int horizon = parse(env, EnvVars.WINDOW_HORIZON_DAYS, d.horizonDays(), Integer::parseInt, "an integer number of days from 1 to 365");
         return new WindowConfig(zone, time, grace, shards, dryRun, horizon);
+    }
+
+    /** The environment {@link #fromEnvironment(Map)} reads back as this configuration: what the stack and the local runner set. */
+    public Map<String, String> toEnvironment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(EnvVars.SCHEDULE_TIME_ZONE, zone.getId());
+        env.put(EnvVars.SCHEDULE_LOCAL_TIME, localTime.toString());
+        env.put(EnvVars.GRACE_PERIOD, gracePeriod.toString());
+        env.put(EnvVars.SHARDS, Integer.toString(shards));
+        env.put(EnvVars.DRY_RUN, Boolean.toString(dryRun));
+        env.put(EnvVars.WINDOW_HORIZON_DAYS, Integer.toString(horizonDays));
+        return env;
     }
 
     private interface Parser<T> {

@@ -33,6 +33,14 @@ class WindowConfigTest {
     }
 
     @Test
+    void theEnvironmentItWritesReadsBackAsTheSameConfiguration() {
+        WindowConfig config = new WindowConfig(java.time.ZoneId.of("Europe/London"), java.time.LocalTime.of(2, 30),
+                java.time.Duration.ofHours(48), 8, true, 45);
+        assertThat(WindowConfig.fromEnvironment(config.toEnvironment())).isEqualTo(config);
+        assertThat(WindowConfig.fromEnvironment(WindowConfig.defaults().toEnvironment())).isEqualTo(WindowConfig.defaults());
+    }
+
+    @Test
     void malformedVariablesAreErrorsNamingTheVariable() {
         Map<String, String> bad = Map.of(
                 EnvVars.SCHEDULE_TIME_ZONE, "Europe/Londres",

@@ -61,7 +61,7 @@ public final class Benchmark {
         RequestLedger ledger = new RequestLedger(LocalPipeline.TABLES);
         WindowConfig config = WindowConfig.defaults();
         LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), wall, false, List.of(ledger),
-                ProviderFaults.NONE, LocalRun.windowEnvironment(config));
+                ProviderFaults.NONE, config.toEnvironment());
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             console.accept("fence overhead: " + settings.fence().repetitions() + " interleaved repetitions of "
                     + settings.fence().releasesPerRepetition() + " releases per variant");

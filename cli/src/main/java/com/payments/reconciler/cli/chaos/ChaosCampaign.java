@@ -129,7 +129,7 @@ public final class ChaosCampaign {
         InterceptorSlot pauseSlot = new InterceptorSlot();
         LocalPipeline.Options options = LocalPipeline.Options.defaults(workDir, clock).withFastRetries()
                 .withDynamoInterceptors(List.of(faultSlot, pauseSlot))
-                .withEnv(LocalRun.windowEnvironment(CONFIG))
+                .withEnv(CONFIG.toEnvironment())
                 .withDecisionFence(fenced ? FencedWriter.Fence.LEASE_CHECKED : FencedWriter.Fence.UNFENCED_NEGATIVE_CONTROL);
         Map<String, Long> faults = new LinkedHashMap<>();
         Map<String, Long> violations = new LinkedHashMap<>();

@@ -18,7 +18,6 @@ import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;
-import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.JsonHandler;
@@ -33,7 +32,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -94,7 +92,7 @@ public final class LocalRun {
             interceptors.add(pause);
         }
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.fastRetries(),
-                interceptors, options.providerFaults(), windowEnvironment(options.config()));
+                interceptors, options.providerFaults(), options.config().toEnvironment());
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
             ExecutionInput input = options.config().inputFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
@@ -139,17 +137,6 @@ public final class LocalRun {
                     OutboxTally.of(snapshot, options.window().toString()));
             return new Outcome(report, List.copyOf(followed), expected, audit);
         }
-    }
-
-    public static Map<String, String> windowEnvironment(WindowConfig config) {
-        Map<String, String> env = new HashMap<>();
-        env.put(EnvVars.SCHEDULE_TIME_ZONE, config.zone().getId());
-        env.put(EnvVars.SCHEDULE_LOCAL_TIME, config.localTime().toString());
-        env.put(EnvVars.GRACE_PERIOD, config.gracePeriod().toString());
-        env.put(EnvVars.SHARDS, Integer.toString(config.shards()));
-        env.put(EnvVars.DRY_RUN, Boolean.toString(config.dryRun()));
-        env.put(EnvVars.WINDOW_HORIZON_DAYS, Integer.toString(config.horizonDays()));
-        return env;
     }
 
     /** Scheduler's delivery: the Lambda Invoke API of StartWindow with the target input the stack defines. */

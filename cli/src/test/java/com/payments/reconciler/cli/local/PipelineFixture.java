@@ -27,7 +27,7 @@ final class PipelineFixture implements AutoCloseable {
         List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> interceptors = new java.util.ArrayList<>(List.of(pauses));
         interceptors.add(requests);
         pipeline = LocalPipeline.start(LocalPipeline.Options.defaults(Path.of(System.getProperty("reconciler.target"), name), clock)
-                .withFastRetries().withDynamoInterceptors(interceptors).withEnv(LocalRun.windowEnvironment(CONFIG)));
+                .withFastRetries().withDynamoInterceptors(interceptors).withEnv(CONFIG.toEnvironment()));
     }
 
     ExecutionInput input() {
