@@ -16,6 +16,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
+import software.amazon.awssdk.services.dynamodb.model.IdempotentParameterMismatchException;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
@@ -252,6 +253,12 @@ public final class FencedWriter {
                 lastProblem = "cancelled: " + codes(reasons);
             } catch (TransactionInProgressException inProgress) {
                 lastProblem = "a transaction with the same token is still in progress";
+            } catch (IdempotentParameterMismatchException earlierUse) {
+                // The token (operation, epoch, version) was used within 10 minutes by a different request: an
+                // earlier call's attempt at this same decision (a task retried after it committed). A fresh token
+                // lets the conditions say what that attempt did; our own command is then recognised as ours.
+                cancellations++;
+                lastProblem = "token used by an earlier request for the same decision";
             } catch (SdkClientException noAnswer) {
                 // Outcome unknown (the SDK's own retries are spent): retry with the SAME token.
                 lastProblem = "no answer: " + noAnswer.getMessage();
