@@ -60,23 +60,22 @@ class WritePathArchitectureTest {
 
     @Test
     void theFencedWriterWritesOnlyThroughTransactions() {
-        List<String> fencedWriterCalls = writeCalls().stream()
-                .filter(call -> call.getOriginOwner().getName().startsWith(FencedWriter.class.getName()))
-                .map(JavaMethodCall::getName)
-                .distinct()
-                .toList();
-        assertThat(fencedWriterCalls).containsExactly("transactWriteItems");
+        assertThat(writeOperationsOf(FencedWriter.class)).containsExactly("transactWriteItems");
     }
 
     @Test
     void theLeaseStoreOnlyUpdatesItsItemAndNeverDeletesIt() {
         // I5: a deleted lease item restarts its epoch at 1 and revives old fencing tokens.
-        List<String> leaseCalls = writeCalls().stream()
-                .filter(call -> call.getOriginOwner().getName().startsWith(LeaseStore.class.getName()))
+        assertThat(writeOperationsOf(LeaseStore.class)).containsExactly("updateItem");
+    }
+
+    /** The write operations a class (its lambdas and nested classes included) calls. */
+    private static List<String> writeOperationsOf(Class<?> writer) {
+        return writeCalls().stream()
+                .filter(call -> call.getOriginOwner().getName().startsWith(writer.getName()))
                 .map(JavaMethodCall::getName)
                 .distinct()
                 .toList();
-        assertThat(leaseCalls).containsExactly("updateItem");
     }
 
     @Test
