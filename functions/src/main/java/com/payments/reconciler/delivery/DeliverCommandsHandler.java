@@ -129,14 +129,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         if (context == null) {
             throw new IllegalStateException("DeliverCommands needs its Lambda context (deadline and in-progress window)");
         }
-        Map<String, String> logContext = Map.of("windowId", request.window().windowId(),
-                "epoch", Long.toString(request.lease().epoch()), "shard", Integer.toString(request.shard()));
-        logContext.forEach(MDC::put);
-        try {
-            return new Call(request, context, logContext).deliver();
-        } finally {
-            logContext.keySet().forEach(MDC::remove);
-        }
+        // JsonHandler has put the request's log fields on this thread; the delivery threads put them on theirs.
+        return new Call(request, context, request.logContext()).deliver();
     }
 
     /** One invocation's state: shared by the coordinating thread and the delivery threads. */

@@ -31,6 +31,8 @@ public record DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer s
 
     @Override
     public Map<String, String> logContext() {
-        return LogContext.of(window.windowId(), lease.ownerId(), lease.epoch());
+        Map<String, String> fields = LogContext.of(window.windowId(), lease.ownerId(), lease.epoch());
+        fields.put("shard", Integer.toString(shard));
+        return fields;
     }
 }
