@@ -29,6 +29,7 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
     public static final String DELETE_ITEM = "dynamodb:DeleteItem";
     public static final String CONDITION_CHECK_ITEM = "dynamodb:ConditionCheckItem";
     public static final String QUERY = "dynamodb:Query";
+    public static final String BATCH_GET_ITEM = "dynamodb:BatchGetItem";
 
     public DataAccess {
         actions = List.copyOf(actions);
@@ -53,14 +54,14 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),
                     index(Authorisations.SCHEMA, Authorisations.PENDING_BY_AGE, "CandidateFinder: pending authorisations older than the cutoff", QUERY),
                     table(Authorisations.SCHEMA, "FencedWriter: AUTHORISED -> RELEASE_REQUESTED, version + 1", UPDATE_ITEM),
-                    table(Settlements.SCHEMA, "SettlementCheck (consistent read) and FencedWriter's no-settlement check",
-                            GET_ITEM, CONDITION_CHECK_ITEM),
+                    table(Settlements.SCHEMA, "SettlementCheck (a batch read before each release batch) and FencedWriter's no-settlement check",
+                            BATCH_GET_ITEM, CONDITION_CHECK_ITEM),
                     table(ReleaseCommands.SCHEMA, "FencedWriter: the outbox command, created once", PUT_ITEM));
             case DELIVER_COMMANDS -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check when recording a delivery",
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),
                     index(ReleaseCommands.SCHEMA, ReleaseCommands.PENDING_DELIVERY, "PendingCommands: this shard's pending commands", QUERY),
-                    table(ReleaseCommands.SCHEMA, "FencedWriter.recordDelivery: PENDING -> DELIVERED / REJECTED", UPDATE_ITEM),
+                    table(ReleaseCommands.SCHEMA, "FencedWriter.recordDeliveries: PENDING -> DELIVERED / REJECTED", UPDATE_ITEM),
                     table(Idempotency.SCHEMA, "PowertoolsOperationGuard: Powertools' DynamoDB persistence store",
                             GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
             case RELEASE_LEASE -> List.of(

@@ -28,7 +28,7 @@ class LeastPrivilegeTest {
                     "Leases", Set.of("dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"),
                     "Authorisations/index/pending-by-age", Set.of("dynamodb:Query"),
                     "Authorisations", Set.of("dynamodb:UpdateItem"),
-                    "Settlements", Set.of("dynamodb:GetItem", "dynamodb:ConditionCheckItem"),
+                    "Settlements", Set.of("dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem"),
                     "ReleaseCommands", Set.of("dynamodb:PutItem")),
             LambdaFunction.DELIVER_COMMANDS, Map.of(
                     "Leases", Set.of("dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"),

@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
         description = "Run randomized fault schedules through the full local pipeline and check I1-I5 from the stored state after each.")
 final class ChaosCommand implements Callable<Integer> {
 
-    static final String DEFAULT_FAULTS = "ddb-conflict=0.03,ddb-throttle=0.02,ddb-lost-response=0.02";
+    static final String DEFAULT_FAULTS = "ddb-conflict=0.15,ddb-throttle=0.02,ddb-lost-response=0.02";
     static final int MAX_SCHEDULES = 100_000;
 
     @Spec

@@ -3,6 +3,7 @@ package com.payments.reconciler.delivery;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.reconcile.DeliveryMark;
 import com.payments.reconciler.reconcile.DeliveryRecord;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.store.Backoff;
@@ -30,7 +31,11 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -43,8 +48,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * commands from the {@code pending-delivery} index in pages of {@link Timing#DELIVERY_BATCH_SIZE}, and
  * deliver up to {@link Timing#DELIVERY_PARALLELISM} at a time: each through the {@link OperationGuard}
  * (a retried call is answered from the idempotency record, not sent again) and the
- * {@link ProviderClient} ({@code Idempotency-Key: {operationId}}), then marked DELIVERED or REJECTED
- * through the fenced path ({@link FencedWriter#recordDelivery}).
+ * {@link ProviderClient} ({@code Idempotency-Key: {operationId}}). The answers are marked DELIVERED or
+ * REJECTED through the fenced path in batches ({@link FencedWriter#recordDeliveries}, up to
+ * {@link FencedWriter#MARKS_PER_TRANSACTION} per transaction, the rest when the call ends): a command
+ * delivered but not yet marked when the call dies stays PENDING, and its next delivery is answered by
+ * its idempotency record, not sent again.
  *
  * <ul>
  *   <li>A refused lease check is {@link Fenced} and a refused renewal {@link LeaseLost}: no further
@@ -145,6 +153,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final AtomicLong delivered = new AtomicLong();
         private final AtomicLong rejected = new AtomicLong();
         private final AtomicLong attempts = new AtomicLong();
+        /** Final answers waiting to be marked on their commands; the coordinating thread marks them. */
+        private final Queue<DeliveryMark> answered = new ConcurrentLinkedQueue<>();
         private Instant lastRenewal;
         private int started;
 
@@ -171,6 +181,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 }
                 awaitInFlight();
             }
+            while (!answered.isEmpty() && !failures.superseded()) {
+                markAnswered();
+            }
             long deliveredNow = delivered.get();
             long rejectedNow = rejected.get();
             metrics.count(Map.of(Metrics.DELIVERIES, deliveredNow, Metrics.DELIVERY_REJECTED, rejectedNow));
@@ -188,6 +201,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 PendingCommands.Page page = commands.page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
                 page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
                 for (PendingCommand command : page.commands()) {
+                    if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
+                        markAnswered();
+                    }
                     if (!acquireSlot()) {
                         return false;
                     }
@@ -222,6 +238,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 renewIfDue();
                 try {
                     if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                        // Marks are batched, so no lease check follows each delivery: a call that waited (or was
+                        // paused) past its renewal learns whether it still leads before it starts another one.
+                        renewIfDue();
                         return true;
                     }
                 } catch (InterruptedException e) {
@@ -269,7 +288,10 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 if (failures.superseded()) {
                     return;
                 }
-                record(command, result, calls.get());
+                answered.add(new DeliveryMark(command.operationId(), switch (result) {
+                    case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
+                    case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
+                }, calls.get()));
             } catch (RuntimeException e) {
                 LOG.warn("delivery of {} ended with {}", command.operationId(), e.getClass().getSimpleName());
                 failures.add(e);
@@ -302,30 +324,50 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                     + " attempts (same Idempotency-Key each time): " + (last == null ? "not attempted" : last.cause()));
         }
 
-        private void record(PendingCommand command, ProviderResult.Final result, int calls) {
-            DeliveryRecord.Result answer = switch (result) {
-                case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
-                case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
-            };
-            DeliveryRecord outcome = writer.recordDelivery(lease, command.operationId(), answer, calls, clock.instant());
+        /**
+         * Marks up to one transaction's worth of answers, fenced. A superseded call marks nothing: its marks would
+         * be refused, and the next leader's delivery of those commands is answered by their idempotency records.
+         */
+        private void markAnswered() {
+            List<DeliveryMark> marks = new ArrayList<>(FencedWriter.MARKS_PER_TRANSACTION);
+            for (DeliveryMark mark; marks.size() < FencedWriter.MARKS_PER_TRANSACTION && (mark = answered.poll()) != null; ) {
+                marks.add(mark);
+            }
+            if (marks.isEmpty() || failures.superseded()) {
+                return;
+            }
+            try {
+                List<DeliveryRecord> outcomes = writer.recordDeliveries(lease, marks, clock.instant());
+                for (int i = 0; i < marks.size(); i++) {
+                    count(marks.get(i), outcomes.get(i));
+                }
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+
+        private void count(DeliveryMark mark, DeliveryRecord outcome) {
             switch (outcome) {
                 case DeliveryRecord.Recorded recorded -> {
-                    if (result instanceof ProviderResult.Released) {
+                    if (mark.result() instanceof DeliveryRecord.Result.Delivered) {
                         delivered.incrementAndGet();
                     } else {
                         rejected.incrementAndGet();
-                        LOG.warn("provider refused {} permanently: {}", command.operationId(), ((ProviderResult.Rejected) result).code());
+                        LOG.warn("provider refused {} permanently: {}", mark.operationId(),
+                                ((DeliveryRecord.Result.Rejected) mark.result()).code());
                     }
                 }
                 case DeliveryRecord.Fenced fenced -> {
-                    metrics.count(Metrics.FENCED_REFUSALS, 1);
-                    throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " marking "
-                            + command.operationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
+                    if (!failures.superseded()) {
+                        metrics.count(Metrics.FENCED_REFUSALS, 1);
+                    }
+                    failures.add(new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " marking "
+                            + mark.operationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner()));
                 }
-                case DeliveryRecord.AlreadyFinal already -> LOG.info("command {} was already {} ({})", command.operationId(),
+                case DeliveryRecord.AlreadyFinal already -> LOG.info("command {} was already {} ({})", mark.operationId(),
                         already.status(), already.byUs() ? "by this epoch" : "by another epoch");
-                case DeliveryRecord.Contention contention -> throw new StoreContention(
-                        "marking " + command.operationId() + " met contention after in-function retries: " + contention.detail());
+                case DeliveryRecord.Contention contention -> failures.add(new StoreContention(
+                        "marking " + mark.operationId() + " met contention after in-function retries: " + contention.detail()));
             }
         }
 

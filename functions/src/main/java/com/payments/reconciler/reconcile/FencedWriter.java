@@ -30,12 +30,17 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
@@ -44,25 +49,42 @@ import static com.payments.reconciler.store.Attr.s;
  * The protected write (design §4): the only path by which this job changes business state.
  *
  * <p>Every change is one {@code TransactWriteItems} whose first item is a ConditionCheck of the lease's
- * owner <em>and</em> epoch, so the decision, the business update and the outbox command commit
+ * owner <em>and</em> epoch, so the decisions, the business updates and the outbox commands commit
  * together only while we are the leader. DynamoDB serialises transactions on the lease item with the
  * takeover that bumps the epoch; after the takeover commits, no transaction carrying the old epoch
  * can commit (invariant I1). A stale worker's transaction commits only if DynamoDB ordered it before
  * the takeover — that is the guarantee boundary.
  *
- * <p>Outcomes are classified from {@code CancellationReasons} by item index. {@code TransactionConflict}
- * and throttling are retried here with jittered backoff; a failed lease check is {@link ReleaseOutcome.Fenced}
- * and is never retried. Each attempt carries a {@code ClientRequestToken} derived from the operation id,
- * the epoch, the observed version and the count of definitive cancellations so far: an SDK retry after a
- * lost response reuses the token (AWS answers it instead of applying it again), while a retry after a
- * definitive cancellation — which applied nothing — gets a fresh one. Correctness does not depend on the
- * token (the local engine ignores it): a replay meets the version and {@code attribute_not_exists}
- * conditions, and a command carrying our own owner and epoch is recognised as ours.
+ * <p>Batches (design §4, §10): one transaction carries one lease check and up to
+ * {@link #RELEASES_PER_TRANSACTION} releases (three items each) or {@link #MARKS_PER_TRANSACTION}
+ * delivery marks — within DynamoDB's {@value #TRANSACTION_ITEM_LIMIT} actions — so the lease check and
+ * the request are paid once per batch. A transaction is all or nothing, so a batch is decided in
+ * rounds: when the transaction is cancelled because some items' conditions failed, those items get
+ * their outcome from {@code CancellationReasons} (by item index) and the rest — which applied nothing —
+ * go again as a smaller batch. Every candidate ends with its own outcome; none is silently dropped.
+ * Each round removes at least one item, so a batch of n takes at most n rounds (plus redecisions).
+ *
+ * <p>{@code TransactionConflict} and throttling are retried with jittered backoff; a failed lease check
+ * is {@link ReleaseOutcome.Fenced} for the whole batch and is never retried. Each attempt carries a
+ * {@code ClientRequestToken} derived from the batch (operation ids and observed versions), the epoch
+ * and the count of definitive cancellations so far: an SDK retry after a lost response reuses the token
+ * (AWS answers it instead of applying it again), while a retry after a definitive cancellation — which
+ * applied nothing — gets a fresh one. Correctness does not depend on the token (the local engine ignores
+ * it): a replay meets the version and {@code attribute_not_exists} conditions, and a command carrying
+ * our own owner and epoch is recognised as ours.
  */
 public final class FencedWriter {
 
     /** Whether the lease check is in the transaction. Only the negative controls remove it. */
     public enum Fence { LEASE_CHECKED, UNFENCED_NEGATIVE_CONTROL }
+
+    /** DynamoDB's limit on the actions of one TransactWriteItems. */
+    public static final int TRANSACTION_ITEM_LIMIT = 100;
+    private static final int ITEMS_PER_RELEASE = 3;
+    /** Releases per transaction: the lease check plus three items each (33). */
+    public static final int RELEASES_PER_TRANSACTION = (TRANSACTION_ITEM_LIMIT - 1) / ITEMS_PER_RELEASE;
+    /** Delivery marks per transaction: the lease check plus one update each (99). */
+    public static final int MARKS_PER_TRANSACTION = TRANSACTION_ITEM_LIMIT - 1;
 
     // I1: a write commits only while the lease is held by this owner at this epoch.
     static final String LEASE_HELD_BY_US = "#owner = :owner AND epoch = :epoch";
@@ -78,10 +100,9 @@ public final class FencedWriter {
     static final String RECORD_DELIVERY =
             "SET #status = :final, deliveredAt = :now, deliveredEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
 
-    private static final int LEASE_INDEX = 0;
-    private static final int AUTHORISATION_INDEX = 1;
-    private static final int SETTLEMENT_INDEX = 2;
-    private static final int COMMAND_INDEX = 3;
+    private static final int AUTHORISATION_ITEM = 0;
+    private static final int SETTLEMENT_ITEM = 1;
+    private static final int COMMAND_ITEM = 2;
     private static final int REDECIDE_LIMIT = 2;
 
     private final DynamoDbClient dynamo;
@@ -100,69 +121,125 @@ public final class FencedWriter {
         this.fence = fence;
     }
 
-    /**
-     * Decides to release one authorisation: RELEASE_REQUESTED plus a PENDING outbox command, fenced.
-     * When the authorisation changed but is still releasable (a newer version, still AUTHORISED and
-     * before the cutoff), decides again on what the failed condition returned.
-     */
+    /** {@link #requestReleases} for one candidate. */
     public ReleaseOutcome requestRelease(LeaseToken lease, Candidate candidate, String windowId, Instant cutoff, Instant now) {
-        Candidate current = candidate;
-        for (int redecision = 0; ; redecision++) {
-            Candidate decided = current;
-            ReleaseOutcome outcome = transact(lease, decided.operationId(), decided.observedVersion(),
-                    releaseItems(lease, decided, windowId, now),
-                    reasons -> classifyRelease(lease, decided, reasons));
-            if (outcome instanceof ReleaseOutcome.Stale stale && redecision < REDECIDE_LIMIT) {
-                Optional<Candidate> again = stillReleasable(stale.current(), cutoff);
-                if (again.isPresent()) {
-                    current = again.get();
+        return requestReleases(lease, List.of(candidate), windowId, cutoff, now).getFirst();
+    }
+
+    /**
+     * Decides to release each candidate: RELEASE_REQUESTED plus a PENDING outbox command, fenced, as few
+     * transactions as the cancellations allow. When an authorisation changed but is still releasable (a
+     * newer version, still AUTHORISED and before the cutoff), it is decided again on what the failed
+     * condition returned. Returns one outcome per candidate, in the candidates' order; {@code Fenced} or
+     * {@code Contention} for those still undecided when the lease was refused or contention outlived the
+     * retries.
+     */
+    public List<ReleaseOutcome> requestReleases(LeaseToken lease, List<Candidate> candidates, String windowId,
+                                                Instant cutoff, Instant now) {
+        checkBatch(candidates.stream().map(Candidate::authorisationId).toList(), RELEASES_PER_TRANSACTION, "authorisation");
+        ReleaseOutcome[] outcomes = new ReleaseOutcome[candidates.size()];
+        List<Undecided> undecided = new ArrayList<>();
+        for (int i = 0; i < candidates.size(); i++) {
+            undecided.add(new Undecided(i, candidates.get(i), 0));
+        }
+        while (!undecided.isEmpty()) {
+            List<Undecided> round = undecided;
+            List<TransactWriteItem> items = new ArrayList<>(1 + ITEMS_PER_RELEASE * round.size());
+            leaseCheck(lease).ifPresent(items::add);
+            round.forEach(u -> items.addAll(releaseItems(lease, u.candidate(), windowId, now)));
+            String batchKey = String.join(",", round.stream().map(u -> u.candidate().operationId() + "@" + u.candidate().observedVersion()).toList());
+            ReleaseOutcome[] result = transact(lease, batchKey, items,
+                    reasons -> classifyReleases(lease, round, reasons),
+                    () -> fill(round.size(), k -> new ReleaseOutcome.Committed(round.get(k).candidate().operationId(), false)),
+                    detail -> fill(round.size(), k -> new ReleaseOutcome.Contention(detail)));
+            undecided = new ArrayList<>();
+            for (int k = 0; k < round.size(); k++) {
+                Undecided u = round.get(k);
+                ReleaseOutcome outcome = result[k];
+                if (outcome == null) {
+                    undecided.add(u);       // applied nothing only because another item's condition failed
                     continue;
                 }
+                if (outcome instanceof ReleaseOutcome.Stale stale && u.redecisions() < REDECIDE_LIMIT) {
+                    Optional<Candidate> again = stillReleasable(stale.current(), cutoff);
+                    if (again.isPresent()) {
+                        undecided.add(new Undecided(u.position(), again.get(), u.redecisions() + 1));
+                        continue;
+                    }
+                }
+                outcomes[u.position()] = outcome;
             }
-            return outcome;
+        }
+        return List.of(outcomes);
+    }
+
+    /** Records each provider's final answer on its command, fenced; a command is finalised once. */
+    public List<DeliveryRecord> recordDeliveries(LeaseToken lease, List<DeliveryMark> marks, Instant now) {
+        checkBatch(marks.stream().map(DeliveryMark::operationId).toList(), MARKS_PER_TRANSACTION, "operation");
+        DeliveryRecord[] outcomes = new DeliveryRecord[marks.size()];
+        List<Integer> unrecorded = new ArrayList<>();
+        for (int i = 0; i < marks.size(); i++) {
+            unrecorded.add(i);
+        }
+        while (!unrecorded.isEmpty()) {
+            List<Integer> round = unrecorded;
+            List<TransactWriteItem> items = new ArrayList<>(1 + round.size());
+            leaseCheck(lease).ifPresent(items::add);
+            round.forEach(i -> items.add(markItem(lease, marks.get(i), now)));
+            String batchKey = String.join(",", round.stream().map(i -> marks.get(i).operationId()).toList());
+            DeliveryRecord[] result = transact(lease, batchKey, items,
+                    reasons -> classifyMarks(lease, round.size(), reasons),
+                    () -> fill(round.size(), k -> DeliveryRecord.Recorded.INSTANCE, DeliveryRecord[]::new),
+                    detail -> fill(round.size(), k -> new DeliveryRecord.Contention(detail), DeliveryRecord[]::new));
+            unrecorded = new ArrayList<>();
+            for (int k = 0; k < round.size(); k++) {
+                if (result[k] == null) {
+                    unrecorded.add(round.get(k));
+                } else {
+                    outcomes[round.get(k)] = result[k];
+                }
+            }
+        }
+        return List.of(outcomes);
+    }
+
+    /** A candidate still to be decided: its place in the caller's list and how often it was re-decided. */
+    private record Undecided(int position, Candidate candidate, int redecisions) {
+    }
+
+    private static void checkBatch(List<String> ids, int limit, String what) {
+        if (ids.isEmpty() || ids.size() > limit) {
+            throw new IllegalArgumentException("a fenced batch holds 1 to " + limit + " items, was " + ids.size());
+        }
+        // DynamoDB refuses a transaction that touches one item twice (ValidationException for the whole batch).
+        if (new HashSet<>(ids).size() != ids.size()) {
+            throw new IllegalArgumentException("a fenced batch names each " + what + " once, was " + ids);
         }
     }
 
-    /** Records the provider's final answer on the command, fenced; a command is finalised once. */
-    public DeliveryRecord recordDelivery(LeaseToken lease, String operationId, DeliveryRecord.Result result, int attempts, Instant now) {
-        List<TransactWriteItem> items = new ArrayList<>();
-        leaseCheck(lease).ifPresent(items::add);
-        boolean delivered = result instanceof DeliveryRecord.Result.Delivered;
+    private TransactWriteItem markItem(LeaseToken lease, DeliveryMark mark, Instant now) {
+        boolean delivered = mark.result() instanceof DeliveryRecord.Result.Delivered;
         String detailAttribute = delivered ? ReleaseCommands.PROVIDER_REFERENCE : ReleaseCommands.REJECTION_REASON;
-        String detail = switch (result) {
+        String detail = switch (mark.result()) {
             case DeliveryRecord.Result.Delivered d -> d.providerReference();
             case DeliveryRecord.Result.Rejected r -> r.code() + ": " + r.reason();
         };
-        items.add(TransactWriteItem.builder().update(Update.builder()
+        return TransactWriteItem.builder().update(Update.builder()
                 .tableName(tables.releaseCommands())
-                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(mark.operationId())))
                 .conditionExpression(STILL_PENDING)
                 .updateExpression(RECORD_DELIVERY)
                 .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS, "#detail", detailAttribute))
                 .expressionAttributeValues(Map.of(":pending", s(ReleaseCommands.STATUS_PENDING),
                         ":final", s(delivered ? ReleaseCommands.STATUS_DELIVERED : ReleaseCommands.STATUS_REJECTED),
-                        ":now", n(now.toEpochMilli()), ":epoch", n(lease.epoch()), ":attempts", n(attempts),
+                        ":now", n(now.toEpochMilli()), ":epoch", n(lease.epoch()), ":attempts", n(mark.attempts()),
                         ":detail", s(detail)))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build()).build());
-        int commandIndex = items.size() - 1;
-        return transact(lease, operationId, -1, items, reasons -> {
-            if (fence == Fence.LEASE_CHECKED && failed(reasons, LEASE_INDEX)) {
-                Map<String, AttributeValue> holder = reasons.get(LEASE_INDEX).item();
-                return new DeliveryRecord.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
-            }
-            if (failed(reasons, commandIndex)) {
-                Map<String, AttributeValue> command = reasons.get(commandIndex).item();
-                return new DeliveryRecord.AlreadyFinal(Attr.stringOr(command, ReleaseCommands.STATUS, "MISSING"),
-                        Attr.numberOr(command, ReleaseCommands.DELIVERED_EPOCH, 0) == lease.epoch());
-            }
-            return null;
-        }, DeliveryRecord.Recorded.INSTANCE, DeliveryRecord.Contention::new);
+                .build()).build();
     }
 
     private List<TransactWriteItem> releaseItems(LeaseToken lease, Candidate candidate, String windowId, Instant now) {
-        List<TransactWriteItem> items = new ArrayList<>(4);
-        leaseCheck(lease).ifPresent(items::add);
+        List<TransactWriteItem> items = new ArrayList<>(ITEMS_PER_RELEASE);
         items.add(TransactWriteItem.builder().update(Update.builder()
                 .tableName(tables.authorisations())
                 .key(Map.of(Authorisations.AUTHORISATION_ID, s(candidate.authorisationId())))
@@ -215,48 +292,44 @@ public final class FencedWriter {
                 .build()).build());
     }
 
-    private ReleaseOutcome transact(LeaseToken lease, String operationId, long observedVersion, List<TransactWriteItem> items,
-                                    Function<List<CancellationReason>, ReleaseOutcome> classify) {
-        return transact(lease, operationId, observedVersion, items, classify,
-                new ReleaseOutcome.Committed(operationId, false), ReleaseOutcome.Contention::new);
-    }
-
     /**
      * Runs one transaction with in-function retries of conflicts and throttling. {@code classify} returns
      * the final outcome for a cancellation, or null when the cancellation is transient (retry).
      */
-    private <T> T transact(LeaseToken lease, String operationId, long observedVersion, List<TransactWriteItem> items,
-                           Function<List<CancellationReason>, T> classify, T committed,
+    private <T> T transact(LeaseToken lease, String batchKey, List<TransactWriteItem> items,
+                           Function<List<CancellationReason>, T> classify, Supplier<T> committed,
                            Function<String, T> contention) {
         int cancellations = 0;
         String lastProblem = "";
         for (int attempt = 1; attempt <= backoff.maxAttempts(); attempt++) {
             TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
                     .transactItems(items)
-                    .clientRequestToken(requestToken(operationId, lease.epoch(), observedVersion, cancellations))
+                    .clientRequestToken(requestToken(batchKey, lease.epoch(), cancellations))
                     .build();
             try {
                 dynamo.transactWriteItems(request);
-                return committed;
+                return committed.get();
             } catch (TransactionCanceledException cancelled) {
                 List<CancellationReason> reasons = cancelled.cancellationReasons();
+                // A failed condition is an answer unless a transient reason beside it means the items were not
+                // all evaluated; a failed lease check is final whatever else happened.
                 T outcome = reasons.stream().anyMatch(FencedWriter::isConditionFailure)
-                        && (failed(reasons, LEASE_INDEX) || reasons.stream().noneMatch(FencedWriter::isTransient))
+                        && (failed(reasons, leaseIndex()) || reasons.stream().noneMatch(FencedWriter::isTransient))
                         ? classify.apply(reasons) : null;
                 if (outcome != null) {
                     return outcome;
                 }
                 if (reasons.stream().noneMatch(FencedWriter::isTransient)) {
-                    throw new IllegalStateException("transaction for " + operationId + " cancelled for an unexpected reason: " + codes(reasons));
+                    throw new IllegalStateException("transaction for " + describe(batchKey) + " cancelled for an unexpected reason: " + codes(reasons));
                 }
                 cancellations++;
                 lastProblem = "cancelled: " + codes(reasons);
             } catch (TransactionInProgressException inProgress) {
                 lastProblem = "a transaction with the same token is still in progress";
             } catch (IdempotentParameterMismatchException earlierUse) {
-                // The token (operation, epoch, version) was used within 10 minutes by a different request: an
-                // earlier call's attempt at this same decision (a task retried after it committed). A fresh token
-                // lets the conditions say what that attempt did; our own command is then recognised as ours.
+                // The token (batch, epoch) was used within 10 minutes by a different request: an earlier call's
+                // attempt at this same decision (a task retried after it committed). A fresh token lets the
+                // conditions say what that attempt did; our own commands are then recognised as ours.
                 cancellations++;
                 lastProblem = "token used by an earlier request for the same decision";
             } catch (SdkClientException noAnswer) {
@@ -272,30 +345,90 @@ public final class FencedWriter {
                 backoff.beforeRetry(attempt);
             }
         }
-        return contention.apply("gave up after " + backoff.maxAttempts() + " attempts for " + operationId + " (" + lastProblem + ")");
+        return contention.apply("gave up after " + backoff.maxAttempts() + " attempts for " + describe(batchKey) + " (" + lastProblem + ")");
     }
 
-    private ReleaseOutcome classifyRelease(LeaseToken lease, Candidate candidate, List<CancellationReason> reasons) {
-        int offset = fence == Fence.LEASE_CHECKED ? 0 : -1;
-        if (fence == Fence.LEASE_CHECKED && failed(reasons, LEASE_INDEX)) {
-            Map<String, AttributeValue> holder = reasons.get(LEASE_INDEX).item();
-            return new ReleaseOutcome.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
+    /** Index of the lease check in the transaction, or -1 for the unfenced negative control. */
+    private int leaseIndex() {
+        return fence == Fence.LEASE_CHECKED ? 0 : -1;
+    }
+
+    private int firstBatchItem() {
+        return leaseIndex() + 1;
+    }
+
+    /**
+     * One outcome per candidate of the round: final for those whose own condition failed, null for those
+     * that applied nothing only because another item failed (they go again). Per candidate, our own
+     * command (a lost response's replay) outranks the settlement and version checks that the replay also fails.
+     */
+    private ReleaseOutcome[] classifyReleases(LeaseToken lease, List<Undecided> round, List<CancellationReason> reasons) {
+        if (failed(reasons, leaseIndex())) {
+            Map<String, AttributeValue> holder = reasons.get(leaseIndex()).item();
+            ReleaseOutcome fenced = new ReleaseOutcome.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
+            return fill(round.size(), k -> fenced);
         }
-        if (failed(reasons, COMMAND_INDEX + offset)) {
-            Map<String, AttributeValue> command = reasons.get(COMMAND_INDEX + offset).item();
-            long issuedAt = Attr.numberOr(command, ReleaseCommands.EPOCH, 0);
-            boolean ours = issuedAt == lease.epoch() && lease.ownerId().equals(Attr.stringOr(command, ReleaseCommands.ISSUED_BY, ""));
-            return ours ? new ReleaseOutcome.Committed(candidate.operationId(), true)
-                    : new ReleaseOutcome.AlreadyCommanded(candidate.operationId(), issuedAt);
+        ReleaseOutcome[] outcomes = new ReleaseOutcome[round.size()];
+        for (int k = 0; k < round.size(); k++) {
+            int base = firstBatchItem() + ITEMS_PER_RELEASE * k;
+            Candidate candidate = round.get(k).candidate();
+            if (failed(reasons, base + COMMAND_ITEM)) {
+                Map<String, AttributeValue> command = reasons.get(base + COMMAND_ITEM).item();
+                long issuedAt = Attr.numberOr(command, ReleaseCommands.EPOCH, 0);
+                boolean ours = issuedAt == lease.epoch() && lease.ownerId().equals(Attr.stringOr(command, ReleaseCommands.ISSUED_BY, ""));
+                outcomes[k] = ours ? new ReleaseOutcome.Committed(candidate.operationId(), true)
+                        : new ReleaseOutcome.AlreadyCommanded(candidate.operationId(), issuedAt);
+            } else if (failed(reasons, base + SETTLEMENT_ITEM)) {
+                outcomes[k] = new ReleaseOutcome.Settled(candidate.authorisationId());
+            } else if (failed(reasons, base + AUTHORISATION_ITEM)) {
+                Map<String, AttributeValue> current = reasons.get(base + AUTHORISATION_ITEM).item();
+                outcomes[k] = new ReleaseOutcome.Stale(current == null ? Map.of() : current);
+            }
         }
-        if (failed(reasons, SETTLEMENT_INDEX + offset)) {
-            return new ReleaseOutcome.Settled(candidate.authorisationId());
+        return requireProgress(outcomes, reasons);
+    }
+
+    private DeliveryRecord[] classifyMarks(LeaseToken lease, int size, List<CancellationReason> reasons) {
+        if (failed(reasons, leaseIndex())) {
+            Map<String, AttributeValue> holder = reasons.get(leaseIndex()).item();
+            DeliveryRecord fenced = new DeliveryRecord.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
+            return fill(size, k -> fenced, DeliveryRecord[]::new);
         }
-        if (failed(reasons, AUTHORISATION_INDEX + offset)) {
-            Map<String, AttributeValue> current = reasons.get(AUTHORISATION_INDEX + offset).item();
-            return new ReleaseOutcome.Stale(current == null ? Map.of() : current);
+        DeliveryRecord[] outcomes = new DeliveryRecord[size];
+        for (int k = 0; k < size; k++) {
+            int index = firstBatchItem() + k;
+            if (failed(reasons, index)) {
+                Map<String, AttributeValue> command = reasons.get(index).item();
+                outcomes[k] = new DeliveryRecord.AlreadyFinal(Attr.stringOr(command, ReleaseCommands.STATUS, "MISSING"),
+                        Attr.numberOr(command, ReleaseCommands.DELIVERED_EPOCH, 0) == lease.epoch());
+            }
         }
-        return null;
+        return requireProgress(outcomes, reasons);
+    }
+
+    /** A round that decided nothing would repeat forever: a failed condition we cannot place is a bug. */
+    private static <T> T[] requireProgress(T[] outcomes, List<CancellationReason> reasons) {
+        if (Arrays.stream(outcomes).allMatch(Objects::isNull)) {
+            throw new IllegalStateException("a cancelled batch named no item of ours: " + codes(reasons));
+        }
+        return outcomes;
+    }
+
+    private static ReleaseOutcome[] fill(int size, IntFunction<ReleaseOutcome> outcome) {
+        return fill(size, outcome, ReleaseOutcome[]::new);
+    }
+
+    private static <T> T[] fill(int size, IntFunction<? extends T> outcome, IntFunction<T[]> array) {
+        T[] outcomes = array.apply(size);
+        for (int k = 0; k < size; k++) {
+            outcomes[k] = outcome.apply(k);
+        }
+        return outcomes;
+    }
+
+    private static String describe(String batchKey) {
+        int comma = batchKey.indexOf(',');
+        return comma < 0 ? batchKey : "a batch of " + batchKey.split(",").length + " from " + batchKey.substring(0, comma);
     }
 
     /** The authorisation as the failed condition returned it, if it may still be released in this window. */
@@ -328,10 +461,10 @@ public final class FencedWriter {
     }
 
     /** ≤ 36 characters, as DynamoDB requires; stable for one attempt, fresh after a definitive cancellation. */
-    static String requestToken(String operationId, long epoch, long observedVersion, int cancellations) {
+    static String requestToken(String batchKey, long epoch, int cancellations) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(
-                    (operationId + "|" + epoch + "|" + observedVersion + "|" + cancellations).getBytes(StandardCharsets.UTF_8));
+                    (batchKey + "|" + epoch + "|" + cancellations).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 18);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);

@@ -17,19 +17,24 @@ import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One step of the reconcile loop: renew the lease, then decide candidates older than the window's
- * cutoff, shard after shard of the {@code pending-by-age} index, each in one fenced transaction
- * ({@link FencedWriter}), until {@link Timing#RECONCILE_CANDIDATES_PER_CALL} candidates or the
- * Lambda's deadline. Returns the cursor and running totals; the workflow loops while {@code more}.
+ * cutoff, shard after shard of the {@code pending-by-age} index, in batches of
+ * {@link FencedWriter#RELEASES_PER_TRANSACTION}: the batch's settlements are read first
+ * ({@link SettlementCheck}), the settled ones counted and left out, the rest decided in one fenced
+ * transaction ({@link FencedWriter#requestReleases}) — until {@link Timing#RECONCILE_CANDIDATES_PER_CALL}
+ * candidates or the Lambda's deadline. Returns the cursor and running totals; the workflow loops while {@code more}.
  *
  * <p>A refused lease check ends the run at once ({@link Fenced}, never retried); contention that
  * outlived the in-function retries is {@link StoreContention}, which the workflow retries from the
  * same cursor — safe, because what committed has left the sparse index and what did not is decided
- * again. Dry runs read settlements instead of writing and count what would be released.
+ * again. Dry runs read the settlements and write nothing: they count what would be released.
  */
 public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageState> {
 
@@ -57,7 +62,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff, FencedWriter.Fence fence) {
         this(new CandidateFinder(env.aws().dynamo(), tables.authorisations()),
                 new FencedWriter(env.aws().dynamo(), tables, backoff, fence),
-                new SettlementCheck(env.aws().dynamo(), tables.settlements()),
+                new SettlementCheck(env.aws().dynamo(), tables.settlements(), backoff),
                 new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock());
     }
@@ -93,7 +98,8 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
             totals = totals.withMalformed(page.malformed().size());
 
             boolean stoppedEarly = false;
-            for (Candidate candidate : page.candidates()) {
+            List<Candidate> candidates = page.candidates();
+            for (int from = 0; from < candidates.size(); from += FencedWriter.RELEASES_PER_TRANSACTION) {
                 if (deadline.near()) {
                     stoppedEarly = true;
                     break;
@@ -101,9 +107,10 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 if (clock.instant().isAfter(lastRenewal.plus(Timing.LEASE_RENEW_INTERVAL))) {
                     lastRenewal = renew(lease);
                 }
-                totals = window.dryRun() ? decideDryRun(candidate, totals) : decide(lease, window, candidate, totals);
-                cursor = Cursor.after(candidate, cursor.shard());
-                decided++;
+                List<Candidate> batch = candidates.subList(from, Math.min(candidates.size(), from + FencedWriter.RELEASES_PER_TRANSACTION));
+                totals = decide(lease, window, batch, totals);
+                cursor = Cursor.after(batch.getLast(), cursor.shard());
+                decided += batch.size();
             }
             if (stoppedEarly) {
                 break;
@@ -126,26 +133,41 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         return new PageState(more ? cursor : null, more, totals, PageState.allShards(window.shards()));
     }
 
-    private ReconcileTotals decide(LeaseToken lease, ExecutionInput window, Candidate candidate, ReconcileTotals totals) {
-        ReleaseOutcome outcome = writer.requestRelease(lease, candidate, window.windowId(), window.cutoff(), clock.instant());
-        return switch (outcome) {
-            case ReleaseOutcome.Fenced fenced -> {
-                metrics.count(Metrics.FENCED_REFUSALS, 1);
-                throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " for "
-                        + candidate.authorisationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
+    /**
+     * Decides one batch: candidates that already settled are counted and left out (one failed settlement check
+     * would cancel the batch's transaction); the rest go in one fenced transaction, split only on cancellation.
+     */
+    private ReconcileTotals decide(LeaseToken lease, ExecutionInput window, List<Candidate> batch, ReconcileTotals totals) {
+        Set<String> settled = settlements.settledAmong(batch.stream().map(Candidate::authorisationId).toList());
+        List<Candidate> releasable = new ArrayList<>();
+        for (Candidate candidate : batch) {
+            if (settled.contains(candidate.authorisationId())) {
+                totals = window.dryRun() ? totals.withDryRunDecision(true) : totals.with(new ReleaseOutcome.Settled(candidate.authorisationId()));
+            } else if (window.dryRun()) {
+                LOG.info("dry run: would release {}", candidate.authorisationId());
+                totals = totals.withDryRunDecision(false);
+            } else {
+                releasable.add(candidate);
             }
-            case ReleaseOutcome.Contention contention -> throw new StoreContention(
-                    "deciding " + candidate.authorisationId() + " met contention after in-function retries: " + contention.detail());
-            default -> totals.with(outcome);
-        };
-    }
-
-    private ReconcileTotals decideDryRun(Candidate candidate, ReconcileTotals totals) {
-        boolean settled = settlements.isSettled(candidate.authorisationId());
-        if (!settled) {
-            LOG.info("dry run: would release {}", candidate.authorisationId());
         }
-        return totals.withDryRunDecision(settled);
+        if (releasable.isEmpty()) {
+            return totals;
+        }
+        List<ReleaseOutcome> outcomes = writer.requestReleases(lease, releasable, window.windowId(), window.cutoff(), clock.instant());
+        for (int i = 0; i < outcomes.size(); i++) {
+            Candidate candidate = releasable.get(i);
+            totals = switch (outcomes.get(i)) {
+                case ReleaseOutcome.Fenced fenced -> {
+                    metrics.count(Metrics.FENCED_REFUSALS, 1);
+                    throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " for "
+                            + candidate.authorisationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
+                }
+                case ReleaseOutcome.Contention contention -> throw new StoreContention(
+                        "deciding " + candidate.authorisationId() + " met contention after in-function retries: " + contention.detail());
+                case ReleaseOutcome outcome -> totals.with(outcome);
+            };
+        }
+        return totals;
     }
 
     private Instant renew(LeaseToken lease) {

@@ -1,29 +1,69 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.StoreErrors;
 import com.payments.reconciler.store.Tables.Settlements;
+import com.payments.reconciler.workflow.StoreContention;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 
 /**
- * A read-only settlement lookup for dry runs, which decide without writing. A real run never relies on
- * it: the transaction's own ConditionCheck on Settlements is what enforces I3.
+ * Which of a batch of candidates already have a settlement, read before deciding them. Dry runs decide
+ * on it alone. Real runs use it only to keep settled candidates out of a batch transaction, where one
+ * failed settlement check would cancel the whole batch; it never lets anything be released — the
+ * transaction's own ConditionCheck on Settlements is what enforces I3, so an eventually consistent read
+ * that misses a new settlement costs one split batch, not a wrong release.
  */
 public final class SettlementCheck {
 
+    /** BatchGetItem's limit on keys per request. */
+    public static final int KEYS_PER_READ = 100;
+
     private final DynamoDbClient dynamo;
     private final String table;
+    private final Backoff backoff;
 
-    public SettlementCheck(DynamoDbClient dynamo, String table) {
+    public SettlementCheck(DynamoDbClient dynamo, String table, Backoff backoff) {
         this.dynamo = dynamo;
         this.table = table;
+        this.backoff = backoff;
     }
 
-    public boolean isSettled(String authorisationId) {
-        return StoreErrors.call("read settlement " + authorisationId, () -> dynamo.getItem(b -> b
-                .tableName(table)
-                .key(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(authorisationId)))
-                .consistentRead(true))).hasItem();
+    /** The ids among {@code authorisationIds} (at most {@value #KEYS_PER_READ}, distinct) that have a settlement. */
+    public Set<String> settledAmong(List<String> authorisationIds) {
+        if (authorisationIds.isEmpty()) {
+            return Set.of();
+        }
+        if (authorisationIds.size() > KEYS_PER_READ) {
+            throw new IllegalArgumentException("one settlement read takes at most " + KEYS_PER_READ + " ids, was " + authorisationIds.size());
+        }
+        Set<String> settled = new HashSet<>();
+        KeysAndAttributes unread = KeysAndAttributes.builder()
+                .keys(authorisationIds.stream().map(id -> Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(id))).toList())
+                .projectionExpression(Settlements.AUTHORISATION_ID)
+                .build();
+        for (int attempt = 1; ; attempt++) {
+            KeysAndAttributes request = unread;
+            BatchGetItemResponse response = StoreErrors.call("read settlements of " + authorisationIds.size() + " candidates",
+                    () -> dynamo.batchGetItem(b -> b.requestItems(Map.of(table, request))));
+            response.responses().getOrDefault(table, List.of())
+                    .forEach(item -> settled.add(item.get(Settlements.AUTHORISATION_ID).s()));
+            KeysAndAttributes left = response.unprocessedKeys().get(table);
+            if (left == null || !left.hasKeys() || left.keys().isEmpty()) {
+                return settled;
+            }
+            // DynamoDB returns unprocessed keys under throttling: read them again after a jittered pause.
+            if (attempt >= backoff.maxAttempts()) {
+                throw new StoreContention("read settlements: " + left.keys().size() + " keys still unprocessed after " + attempt + " attempts");
+            }
+            backoff.beforeRetry(attempt);
+            unread = left;
+        }
     }
 }

@@ -121,6 +121,14 @@ final class DeliveryWorld implements AutoCloseable {
         return handler(guard, parallelism, Timing.LEASE_DURATION, dynamo);
     }
 
+    /** A worker with its own clock: a paused worker's clock stands still while the world's moves on. */
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Clock workerClock) {
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism);
+    }
+
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Duration leaseDuration, DynamoDbClient writerClient) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
                 new FencedWriter(writerClient, engine.tables(), NO_WAIT),

@@ -109,15 +109,24 @@ public final class InterleavingHarness {
                     }
                     case WRITE -> {
                         if (leader[w] && !inHand.get(w).isEmpty()) {
-                            Candidate c = inHand.get(w).poll();
-                            ReleaseOutcome outcome = worker.release(c, CUTOFF);
-                            trace.add(worker.name() + "@" + worker.lease().epoch() + " " + c.authorisationId() + " -> " + outcome.getClass().getSimpleName());
-                            if (outcome instanceof ReleaseOutcome.Fenced) {
+                            // Batches of 1 to 4, as ReconcilePage batches them: one lease check, split on cancellation.
+                            List<Candidate> batch = new ArrayList<>();
+                            for (int size = 1 + random.nextInt(4); batch.size() < size && !inHand.get(w).isEmpty(); ) {
+                                batch.add(inHand.get(w).poll());
+                            }
+                            List<ReleaseOutcome> outcomes = worker.releaseAll(batch, CUTOFF);
+                            for (int k = 0; k < batch.size(); k++) {
+                                ReleaseOutcome outcome = outcomes.get(k);
+                                trace.add(worker.name() + "@" + worker.lease().epoch() + " " + batch.get(k).authorisationId()
+                                        + " -> " + outcome.getClass().getSimpleName() + (batch.size() > 1 ? " (batch of " + batch.size() + ")" : ""));
+                                if (outcome instanceof ReleaseOutcome.Committed) {
+                                    committed++;
+                                }
+                            }
+                            if (outcomes.stream().anyMatch(ReleaseOutcome.Fenced.class::isInstance)) {
                                 fenced++;
                                 leader[w] = false;
                                 inHand.get(w).clear();
-                            } else if (outcome instanceof ReleaseOutcome.Committed) {
-                                committed++;
                             }
                         }
                     }

@@ -84,6 +84,11 @@ public final class Worker {
         return writer.requestRelease(lease.token(), candidate, WINDOW, cutoff, clock.instant());
     }
 
+    /** Decides a batch in one fenced transaction (split only on cancellation), as ReconcilePage does. */
+    public List<ReleaseOutcome> releaseAll(List<Candidate> candidates, Instant cutoff) {
+        return writer.requestReleases(lease.token(), candidates, WINDOW, cutoff, clock.instant());
+    }
+
     public String name() {
         return name;
     }

@@ -22,7 +22,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Releases per second through the real {@link FencedWriter} transaction with the lease ConditionCheck
+ * Releases per second through the real {@link FencedWriter} transaction, in the batches ReconcilePage sends
+ * ({@link FencedWriter#RELEASES_PER_TRANSACTION} per transaction), with the lease ConditionCheck
  * ({@link FencedWriter.Fence#LEASE_CHECKED}) and without it ({@link FencedWriter.Fence#UNFENCED_NEGATIVE_CONTROL},
  * what a plain lock-client design writes), on the same engine, the same tables and the same kind of
  * data: the authorisations are split alternately between the two variants, and repetitions alternate
@@ -136,15 +137,20 @@ public final class FenceOverhead {
             this.lease = lease;
         }
 
-        /** Releases the next {@code count} candidates; returns the elapsed nanoseconds. */
+        /** Releases the next {@code count} candidates in production-sized batches; returns the elapsed nanoseconds. */
         long run(int count) {
             long started = System.nanoTime();
-            for (int i = 0; i < count; i++) {
-                Candidate candidate = candidates.get(next++);
-                ReleaseOutcome outcome = writer.requestRelease(lease, candidate, WINDOW_ID, CUTOFF, NOW);
-                if (!(outcome instanceof ReleaseOutcome.Committed)) {
-                    throw new IllegalStateException("benchmark release of " + candidate.authorisationId() + " did not commit: " + outcome);
+            for (int done = 0; done < count; ) {
+                int size = Math.min(FencedWriter.RELEASES_PER_TRANSACTION, count - done);
+                List<Candidate> batch = candidates.subList(next, next + size);
+                List<ReleaseOutcome> outcomes = writer.requestReleases(lease, batch, WINDOW_ID, CUTOFF, NOW);
+                for (int k = 0; k < size; k++) {
+                    if (!(outcomes.get(k) instanceof ReleaseOutcome.Committed)) {
+                        throw new IllegalStateException("benchmark release of " + batch.get(k).authorisationId() + " did not commit: " + outcomes.get(k));
+                    }
                 }
+                next += size;
+                done += size;
             }
             return System.nanoTime() - started;
         }

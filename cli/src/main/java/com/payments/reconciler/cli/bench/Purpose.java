@@ -6,12 +6,13 @@ package com.payments.reconciler.cli.bench;
  */
 public enum Purpose {
     CANDIDATE_PAGES("candidate query pages", "Query pending-by-age"),
-    RELEASE_TRANSACTIONS("release transactions", "TransactWriteItems: lease check + authorisation + settlement + outbox"),
+    SETTLEMENT_READS("settlement reads", "BatchGetItem Settlements: one per release batch, settled candidates left out"),
+    RELEASE_TRANSACTIONS("release transactions", "TransactWriteItems: lease check + up to 33 x (authorisation + settlement + outbox)"),
     IDEMPOTENCY_RECORDS("idempotency records", "Powertools records of the delivery guard"),
     DELIVERY_PAGES("delivery query pages", "Query pending-delivery"),
-    DELIVERY_MARKS("delivery marks", "TransactWriteItems: lease check + command"),
+    DELIVERY_MARKS("delivery marks", "TransactWriteItems: lease check + up to 99 commands"),
     LEASE("lease acquire/renew/release", "UpdateItem on the lease item"),
-    OTHER("other", "any other DynamoDB request (settlement reads of a dry run)");
+    OTHER("other", "any other DynamoDB request");
 
     private final String label;
     private final String detail;

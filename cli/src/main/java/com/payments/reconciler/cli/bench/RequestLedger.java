@@ -12,6 +12,7 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
@@ -30,7 +31,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   started KB of the item we send, 1 KB minimum;</li>
  *   <li>PutItem: 1 WRU per started KB of the item; UpdateItem/DeleteItem: 1 WRU (every item these tables
  *   hold is far below 1 KB — the largest item sent is reported so that assumption is checked);</li>
- *   <li>Query (eventually consistent): 0.5 RRU per started 4 KB of all items returned; GetItem: 0.5 RRU.</li>
+ *   <li>Query (eventually consistent): 0.5 RRU per started 4 KB of all items returned; GetItem: 0.5 RRU;
+ *   BatchGetItem (eventually consistent): 0.5 RRU per key asked for, found or not.</li>
  * </ul>
  * Item sizes follow DynamoDB's rule: attribute name bytes plus value bytes (numbers: about one byte per
  * two digits, plus one).
@@ -75,6 +77,8 @@ public final class RequestLedger implements ExecutionInterceptor {
             case UpdateItemRequest ignored -> writeUnits.incrementAndGet();
             case DeleteItemRequest ignored -> writeUnits.incrementAndGet();
             case GetItemRequest ignored -> readHalfUnits.incrementAndGet();
+            case BatchGetItemRequest batch -> readHalfUnits.addAndGet(batch.requestItems().values().stream()
+                    .mapToLong(keys -> keys.keys().size()).sum());
             default -> { }
         }
     }
@@ -91,6 +95,7 @@ public final class RequestLedger implements ExecutionInterceptor {
     private Purpose purposeOf(SdkRequest request) {
         return switch (request) {
             case QueryRequest q when q.tableName().equals(tables.authorisations()) -> Purpose.CANDIDATE_PAGES;
+            case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements()) -> Purpose.SETTLEMENT_READS;
             case QueryRequest q when q.tableName().equals(tables.releaseCommands()) -> Purpose.DELIVERY_PAGES;
             case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) -> Purpose.RELEASE_TRANSACTIONS;
             case TransactWriteItemsRequest tx when touches(tx, tables.releaseCommands()) -> Purpose.DELIVERY_MARKS;

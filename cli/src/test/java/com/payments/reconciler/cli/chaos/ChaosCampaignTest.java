@@ -29,7 +29,7 @@ class ChaosCampaignTest {
      * Above the default rates: which request meets a DynamoDB fault depends on its content (owner ids are
      * UUIDs), so at 15 schedules the default 1 % throttling of each form could, rarely, inject none of one.
      */
-    static final String FAULTS = "ddb-conflict=0.05,ddb-throttle=0.06,ddb-lost-response=0.02";
+    static final String FAULTS = "ddb-conflict=0.25,ddb-throttle=0.06,ddb-lost-response=0.02";
     /** Every kind of fault issue 7 asks for, as the report names them. */
     static final List<String> EVERY_FAULT_KIND = List.of(
             "gc-pause-past-lease", "rerun-racing", "scheduler-duplicate", "lambda-commit-then-timeout",
