@@ -139,8 +139,11 @@ def _check_internals(table_module, models, responses, dynamo_type_cls, table_cls
     put = _source(table_cls.put_item, "Table.put_item")
     if stores != 2 or "self.items[hash_value][range_value]=item" not in put or "self.items[hash_value]=item" not in put:
         _fail("Table.items is written outside Table.put_item")
-    if "self.items[hash_key].pop(range_key)" not in _source(table_cls.delete_item, "Table.delete_item"):
-        _fail("Table.delete_item")
+    removals = sum(len(re.findall(r"\.items(?:\[[^\]]*\])?\.(?:pop|popitem|clear|update|setdefault)\(|del[\w.]*\.items\[", s))
+                   for s in sources.values())
+    delete = _source(table_cls.delete_item, "Table.delete_item")
+    if removals != 2 or "self.items[hash_key].pop(range_key)" not in delete or "self.items.pop(hash_key)" not in delete:
+        _fail("items are removed from Table.items outside Table.delete_item")
     update = _source(backend_cls.update_item, "DynamoDBBackend.update_item")
     for mutator in ("UpdateExpressionExecutor(", ".update_with_attribute_updates("):
         if sum(s.count(mutator) for s in sources.values()) != 1 or mutator not in update:
