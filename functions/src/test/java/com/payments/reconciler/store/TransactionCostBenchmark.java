@@ -30,14 +30,17 @@ import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
 
 /**
- * What moto's transaction rollback costs, with and without {@code transactions_patch.py}: median latency of
- * the 4-item fenced {@code TransactWriteItems} (the real {@link FencedWriter}), of an {@code UpdateItem} on
- * the authorisations table, and of a 100-item page of the {@code pending-by-age} GSI (the real
- * {@link CandidateFinder}), with 1,000 / 10,000 / 100,000 authorisations loaded.
+ * What moto costs with and without the launcher's patches ({@code transactions_patch.py},
+ * {@code index_patch.py}): median latency of the 4-item fenced {@code TransactWriteItems} (the real
+ * {@link FencedWriter}), of an {@code UpdateItem} on the authorisations table, and of a 100-item page of the
+ * {@code pending-by-age} GSI (the real {@link CandidateFinder}), with 1,000 / 10,000 / 100,000
+ * authorisations loaded; also the first such page after loading (with {@code index_patch.py}, the one that
+ * builds the index from the table) and the time to read every page of one shard (items read in brackets).
  *
  * <p>A benchmark, not a test: it prints figures and asserts nothing about speed. With no argument it runs
- * itself twice as child JVMs, once with the patch and once with {@code RECONCILER_TX_PATCH=off} (the
- * variable moto's launcher reads at start; the children inherit this JVM's class path), and prints both.
+ * itself three times as child JVMs -- both patches; {@code RECONCILER_GSI_PATCH=off} (moto scans the table
+ * for a GSI query); both off ({@code RECONCILER_TX_PATCH=off} too: moto's own) -- the variables moto's
+ * launcher reads at start (the children inherit this JVM's class path), and prints all three.
  * From the repository root (the build folder is {@code target} unless {@code -Dbuild.dir.name} says otherwise):
  * <pre>
  * mvn -B -q -pl local-engines,functions test-compile dependency:build-classpath \
@@ -67,32 +70,41 @@ public final class TransactionCostBenchmark {
             runHere(sizes);
             return;
         }
-        for (String patch : List.of("on", "off")) {
+        for (Map<String, String> patches : List.of(Map.<String, String>of(), Map.of(GSI_PATCH, "off"),
+                Map.of(TX_PATCH, "off", GSI_PATCH, "off"))) {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), TransactionCostBenchmark.class.getName(), "--child"));
             sizes.forEach(size -> command.add(size.toString()));
             ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-            builder.environment().put("RECONCILER_TX_PATCH", patch);
+            builder.environment().remove(TX_PATCH);
+            builder.environment().remove(GSI_PATCH);
+            builder.environment().putAll(patches);
             int exit = builder.start().waitFor();
             if (exit != 0) {
-                throw new IllegalStateException("benchmark child with RECONCILER_TX_PATCH=" + patch + " exited " + exit);
+                throw new IllegalStateException("benchmark child with " + patches + " exited " + exit);
             }
         }
     }
 
+    private static final String TX_PATCH = "RECONCILER_TX_PATCH";
+    private static final String GSI_PATCH = "RECONCILER_GSI_PATCH";
+
     private static void runHere(List<Integer> sizes) {
-        String patch = System.getenv().getOrDefault("RECONCILER_TX_PATCH", "on");
-        Path work = Path.of(System.getProperty("reconciler.target", "target")).resolve("benchmark-moto-" + patch);
+        String tx = System.getenv().getOrDefault(TX_PATCH, "on");
+        String label = "tx=" + tx + ",gsi=" + System.getenv().getOrDefault(GSI_PATCH, "on");
+        Path work = Path.of(System.getProperty("reconciler.target", "target")).resolve("benchmark-moto-" + label.replace(',', '-'));
         try (MotoServer moto = MotoServer.start(work)) {
             DynamoDbClient dynamo = patientClient(moto);
-            System.out.printf("%-9s %9s %14s %14s %16s %8s%n", "patch", "items", "tx median ms", "update med ms", "GSI page med ms", "tx runs");
+            System.out.printf("%-15s %9s %14s %14s %16s %16s %16s %8s%n", "patches", "items", "tx median ms", "update med ms",
+                    "GSI page med ms", "1st GSI page ms", "whole shard ms", "tx runs");
             for (int size : sizes) {
                 moto.reset();
                 TableNames tables = TableNames.withPrefix("bench-");
                 new TableCreator(dynamo).createAll(tables);
                 load(dynamo, tables, size);
-                Row row = measure(dynamo, tables, size, patch);
-                System.out.printf("%-9s %,9d %14.2f %14.2f %16.2f %8d%n", patch, size, row.tx(), row.update(), row.page(), row.txRuns());
+                Row row = measure(dynamo, tables, size, tx);
+                System.out.printf("%-15s %,9d %14.2f %14.2f %16.2f %16.2f %16s %8d%n", label, size, row.tx(), row.update(), row.page(),
+                        row.firstPage(), String.format("%,.0f (%,d)", row.shard(), row.shardItems()), row.txRuns());
             }
         }
     }
@@ -115,7 +127,7 @@ public final class TransactionCostBenchmark {
                 .build();
     }
 
-    private record Row(double tx, double update, double page, int txRuns) {
+    private record Row(double tx, double update, double page, double firstPage, double shard, int shardItems, int txRuns) {
     }
 
     private static Row measure(DynamoDbClient dynamo, TableNames tables, int size, String patch) {
@@ -127,8 +139,10 @@ public final class TransactionCostBenchmark {
         FencedWriter writer = new FencedWriter(dynamo, tables, Backoff.standard(1));
         CandidateFinder finder = new CandidateFinder(dynamo, tables.authorisations());
 
-        // Warm-up: connection, class loading, moto's first-request paths.
+        // Warm-up: connection, class loading, moto's first-request paths, and (patched) the index's build.
+        long firstStart = System.nanoTime();
         finder.page(0, CUTOFF, Map.of(), PAGE);
+        double firstPage = (System.nanoTime() - firstStart) / 1e6;
         List<Candidate> candidates = new ArrayList<>();
         for (int shard = 0; shard < SHARDS; shard++) {
             candidates.addAll(finder.page(shard, CUTOFF, Map.of(), PAGE).candidates());
@@ -140,7 +154,18 @@ public final class TransactionCostBenchmark {
                 .key(Map.of(Authorisations.AUTHORISATION_ID, s(id(size - 1 - i))))
                 .updateExpression("SET merchantId = :m").expressionAttributeValues(Map.of(":m", s("merchant-" + i)))));
         double page = median(pageRuns, i -> () -> finder.page(i % SHARDS, CUTOFF, Map.of(), PAGE));
-        return new Row(tx, update, page, txRuns);
+
+        // Every page of one shard, as the job reads it: unpatched, each page walks the partition from its start.
+        long shardStart = System.nanoTime();
+        int shardItems = 0;
+        Map<String, AttributeValue> next = Map.of();
+        do {
+            CandidateFinder.Page shardPage = finder.page(1, CUTOFF, next, PAGE);
+            shardItems += shardPage.candidates().size();
+            next = shardPage.nextKey();
+        } while (!next.isEmpty());
+        double shard = (System.nanoTime() - shardStart) / 1e6;
+        return new Row(tx, update, page, firstPage, shard, shardItems, txRuns);
     }
 
     private static Object release(FencedWriter writer, LeaseToken lease, Candidate candidate) {

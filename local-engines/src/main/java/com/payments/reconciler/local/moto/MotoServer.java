@@ -17,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -33,7 +34,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class MotoServer implements AutoCloseable {
 
-    private static final List<String> LAUNCHER_FILES = List.of("moto_launcher.py", "transactions_patch.py", "write_log.py");
+    private static final List<String> LAUNCHER_FILES = List.of("moto_launcher.py", "transactions_patch.py", "index_patch.py", "write_log.py");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
     private final Process process;
@@ -60,6 +61,14 @@ public final class MotoServer implements AutoCloseable {
      * @param workDir where the launcher is unpacked and moto's log is written (under target/)
      */
     public static MotoServer start(Path workDir, Optional<URI> lambdaEndpoint) {
+        return start(workDir, lambdaEndpoint, Map.of());
+    }
+
+    /**
+     * Starts moto with extra environment for the launcher, e.g. {@code RECONCILER_GSI_PATCH=off} for an
+     * engine with moto's own GSI queries to compare against (the launcher's patches read their switches there).
+     */
+    public static MotoServer start(Path workDir, Optional<URI> lambdaEndpoint, Map<String, String> environment) {
         requireMoto();
         try {
             Files.createDirectories(workDir);
@@ -77,6 +86,7 @@ public final class MotoServer implements AutoCloseable {
                     .redirectError(workDir.resolve("moto-" + port + ".log").toFile());
             builder.environment().put("PYTHONDONTWRITEBYTECODE", "1");
             lambdaEndpoint.ifPresent(uri -> builder.environment().put("RECONCILER_LAMBDA_ENDPOINT", uri.toString()));
+            builder.environment().putAll(environment);
             Process process = builder.start();
             MotoServer server = new MotoServer(process, port);
             server.awaitReady(workDir);

@@ -6,6 +6,8 @@ Why each patch exists (see shared/notes/dynamodb-local.md and step-functions-loc
   * Step Functions executes definitions (stepfunctions.execute_state_machine) and its
     Lambda tasks call the Lambda Invoke API at RECONCILER_LAMBDA_ENDPOINT instead of moto's
     own Lambda service (which would need Docker).
+  * transactions_patch: a transaction's rollback copies the items it names, not whole tables.
+  * index_patch: a GSI query reads a maintained index instead of scanning the table.
 
 Usage: python3 moto_launcher.py PORT   (prints "READY <port>" on stdout once listening)
 """
@@ -87,6 +89,9 @@ def main():
 
     import transactions_patch
     transactions_patch.install()
+    # After transactions_patch, whose checks read moto's own transact_write_items.
+    import index_patch
+    index_patch.install()
 
     class QuietHandler(WSGIRequestHandler):
         def log_request(self, *args, **kwargs):
