@@ -14,13 +14,21 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 import software.amazon.awssdk.services.sfn.model.HistoryEventType;
 
 /**
- * Follows one execution through the Step Functions API ({@code GetExecutionHistory}, then
- * {@code DescribeExecution}) until it closes, handing each new event to a listener as it arrives —
- * the same calls against AWS and against the local moto. Polling is what the console does too.
+ * Follows one execution through the Step Functions API ({@code DescribeExecution}, and
+ * {@code GetExecutionHistory} every {@link #HISTORY_EVERY} and once it closed) until it closes, handing
+ * each new event to a listener — the same calls against AWS and against the local moto. Polling is
+ * what the console does too.
+ *
+ * <p>The history is read far less often than the status because moto ignores {@code maxResults} and
+ * {@code nextToken} and serialises the whole history on every call, on the same single thread that serves
+ * DynamoDB: read every 100 ms, a growing history took half of the engine's time late in a 100,000-candidate
+ * window (py-spy on the moto process), which made the local window's wall time grow faster than its size.
  */
 public final class ExecutionFollower {
 
     private static final Duration POLL = Duration.ofMillis(100);
+    /** How often the (possibly long) history is read while the execution runs: progress lines lag by at most this. */
+    static final Duration HISTORY_EVERY = Duration.ofSeconds(2);
     private final SfnClient sfn;
 
     public ExecutionFollower(SfnClient sfn) {
@@ -38,14 +46,18 @@ public final class ExecutionFollower {
     public Followed follow(String executionArn, Consumer<HistoryEvent> listener, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<HistoryEvent> events = new ArrayList<>();
+        long historyDue = System.nanoTime();
         while (true) {
             try {
                 DescribeExecutionResponse described = sfn.describeExecution(b -> b.executionArn(executionArn));
                 boolean closed = described.status() != ExecutionStatus.RUNNING;
-                List<HistoryEvent> all = history(executionArn);
-                for (HistoryEvent event : all.subList(events.size(), all.size())) {
-                    listener.accept(event);
-                    events.add(event);
+                if (closed || System.nanoTime() - historyDue >= 0) {
+                    historyDue = System.nanoTime() + HISTORY_EVERY.toNanos();
+                    List<HistoryEvent> all = history(executionArn);
+                    for (HistoryEvent event : all.subList(events.size(), all.size())) {
+                        listener.accept(event);
+                        events.add(event);
+                    }
                 }
                 if (closed) {
                     return new Followed(executionArn, described.status(), Optional.ofNullable(described.output()),
