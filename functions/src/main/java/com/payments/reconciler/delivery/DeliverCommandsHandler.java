@@ -35,9 +35,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -154,7 +154,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final AtomicLong rejected = new AtomicLong();
         private final AtomicLong attempts = new AtomicLong();
         /** Final answers waiting to be marked on their commands; the coordinating thread marks them. */
-        private final Queue<DeliveryMark> answered = new ConcurrentLinkedQueue<>();
+        private final Queue<DeliveryMark> answered = new LinkedBlockingQueue<>();   // size() is O(1): read per command
         private Instant lastRenewal;
         private int started;
 
@@ -358,11 +358,12 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                     }
                 }
                 case DeliveryRecord.Fenced fenced -> {
+                    // A refused lease check refuses the whole batch: one refusal, one error, not one per mark.
                     if (!failures.superseded()) {
                         metrics.count(Metrics.FENCED_REFUSALS, 1);
+                        failures.add(new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " marking "
+                                + mark.operationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner()));
                     }
-                    failures.add(new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " marking "
-                            + mark.operationId() + ": newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner()));
                 }
                 case DeliveryRecord.AlreadyFinal already -> LOG.info("command {} was already {} ({})", mark.operationId(),
                         already.status(), already.byUs() ? "by this epoch" : "by another epoch");

@@ -150,8 +150,8 @@ public final class FencedWriter {
             String batchKey = String.join(",", round.stream().map(u -> u.candidate().operationId() + "@" + u.candidate().observedVersion()).toList());
             ReleaseOutcome[] result = transact(lease, batchKey, items,
                     reasons -> classifyReleases(lease, round, reasons),
-                    () -> fill(round.size(), k -> new ReleaseOutcome.Committed(round.get(k).candidate().operationId(), false)),
-                    detail -> fill(round.size(), k -> new ReleaseOutcome.Contention(detail)));
+                    () -> fill(round.size(), k -> new ReleaseOutcome.Committed(round.get(k).candidate().operationId(), false), ReleaseOutcome[]::new),
+                    detail -> fill(round.size(), k -> new ReleaseOutcome.Contention(detail), ReleaseOutcome[]::new));
             undecided = new ArrayList<>();
             for (int k = 0; k < round.size(); k++) {
                 Undecided u = round.get(k);
@@ -366,7 +366,7 @@ public final class FencedWriter {
         if (failed(reasons, leaseIndex())) {
             Map<String, AttributeValue> holder = reasons.get(leaseIndex()).item();
             ReleaseOutcome fenced = new ReleaseOutcome.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
-            return fill(round.size(), k -> fenced);
+            return fill(round.size(), k -> fenced, ReleaseOutcome[]::new);
         }
         ReleaseOutcome[] outcomes = new ReleaseOutcome[round.size()];
         for (int k = 0; k < round.size(); k++) {
@@ -412,10 +412,6 @@ public final class FencedWriter {
             throw new IllegalStateException("a cancelled batch named no item of ours: " + codes(reasons));
         }
         return outcomes;
-    }
-
-    private static ReleaseOutcome[] fill(int size, IntFunction<ReleaseOutcome> outcome) {
-        return fill(size, outcome, ReleaseOutcome[]::new);
     }
 
     private static <T> T[] fill(int size, IntFunction<? extends T> outcome, IntFunction<T[]> array) {
