@@ -43,9 +43,12 @@ public final class LocalPipeline implements AutoCloseable {
      * @param dynamoInterceptors the handlers' DynamoDB fault layer, if any
      * @param providerFaults the simulated provider's seeded faults
      * @param env extra handler environment (e.g. the window configuration StartWindow reads)
+     * @param awsEndpoints where each handler's AWS calls go (the engines, or a recorder in front of them)
+     * @param stateMachineName the local state machine's name (a template's, when its policies name its executions)
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
-                          ProviderFaults providerFaults, Map<String, String> env, FencedWriter.Fence decisionFence) {
+                          ProviderFaults providerFaults, Map<String, String> env, FencedWriter.Fence decisionFence,
+                          AwsEndpoints awsEndpoints, String stateMachineName) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
@@ -53,7 +56,8 @@ public final class LocalPipeline implements AutoCloseable {
 
         public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
                        ProviderFaults providerFaults, Map<String, String> env) {
-            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED);
+            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED, AwsEndpoints.DIRECT,
+                    StateMachineDeployer.STATE_MACHINE_NAME);
         }
 
         public static Options defaults(Path workDir, Clock clock) {
@@ -61,27 +65,44 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         public Options withFastRetries() {
-            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence);
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName);
         }
 
         public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
-            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence);
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName);
         }
 
         public Options withProviderFaults(ProviderFaults faults) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence, awsEndpoints, stateMachineName);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> merged = new HashMap<>(env);
             merged.putAll(more);
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence, awsEndpoints, stateMachineName);
         }
 
         /** The chaos campaign's negative control: decisions without the lease check. */
         public Options withDecisionFence(FencedWriter.Fence fence) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence, awsEndpoints, stateMachineName);
         }
+
+        public Options withStateMachineName(String name) {
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, name);
+        }
+
+        /** Each handler's AWS calls go where {@code endpoints} says (e.g. its own front door of an AwsCallRecorder). */
+        public Options withAwsEndpoints(AwsEndpoints endpoints) {
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, endpoints, stateMachineName);
+        }
+    }
+
+    /** Where a handler's SDK clients send AWS calls, given the local engines' endpoint. */
+    @FunctionalInterface
+    public interface AwsEndpoints {
+        AwsEndpoints DIRECT = (function, engines) -> engines;
+
+        URI of(LambdaFunction function, URI engines);
     }
 
     private final Options options;
@@ -141,7 +162,7 @@ public final class LocalPipeline implements AutoCloseable {
 
     private void provision() {
         new TableCreator(dynamo).createAll(tables);
-        stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries());
+        stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), options.stateMachineName());
     }
 
     /** Empties every table and execution: each test case starts from nothing, in milliseconds. */
@@ -166,9 +187,20 @@ public final class LocalPipeline implements AutoCloseable {
         return env;
     }
 
+    /** One function's environment: its AWS calls go to its own endpoint when {@link Options#awsEndpoints} gives one. */
+    private HandlerEnvironment handlerEnvironment(LambdaFunction function) {
+        URI endpoint = options.awsEndpoints().of(function, moto.endpoint());
+        if (endpoint.equals(moto.endpoint())) {
+            return new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
+        }
+        Map<String, String> env = handlerEnvironment();
+        env.put(AwsClients.ENV_ENDPOINT, endpoint.toString());
+        return new HandlerEnvironment(env, AwsClients.local(endpoint, options.dynamoInterceptors()), options.clock());
+    }
+
     private void registerHandlers() {
-        HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         for (LambdaFunction function : LambdaFunction.values()) {
+            HandlerEnvironment env = handlerEnvironment(function);
             boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
             lambda.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
         }

@@ -99,9 +99,14 @@ public final class StateMachineDeployer {
 
     /** Creates (or, after a reset, recreates) the state machine; returns its ARN. */
     public String deploy(boolean fastRetries) {
+        return deploy(fastRetries, STATE_MACHINE_NAME);
+    }
+
+    /** As {@link #deploy(boolean)}, under another name (the synthesised template's, whose policies name its executions). */
+    public String deploy(boolean fastRetries, String name) {
         String definition = definition(fastRetries);
         return sfn.createStateMachine(b -> b
-                .name(STATE_MACHINE_NAME)
+                .name(name)
                 .type(StateMachineType.STANDARD)
                 .roleArn("arn:aws:iam::" + LOCAL_ACCOUNT + ":role/" + STATE_MACHINE_NAME + "-local")
                 .definition(definition)).stateMachineArn();

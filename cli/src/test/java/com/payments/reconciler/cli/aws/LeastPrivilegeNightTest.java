@@ -1,0 +1,209 @@
+package com.payments.reconciler.cli.aws;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.reconciler.cli.local.ExecutionFollower;
+import com.payments.reconciler.cli.local.LocalPipeline;
+import com.payments.reconciler.cli.local.LocalRun;
+import com.payments.reconciler.cli.local.SyntheticData;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.StartResult;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
+
+/**
+ * Least privilege proven by behaviour: a real local night (the schedule event delivered twice, the shipped
+ * ASL run by moto, the real handlers) with every handler's AWS calls going through the {@link AwsCallRecorder}
+ * (one front door per function: the caller attribution until the process-based Lambda service gives each
+ * function its own access key id), then every recorded call evaluated against that function's role in the
+ * synthesised template: all allowed, and every allowed action exercised or listed below with its reason.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LeastPrivilegeNightTest {
+
+    private static final String REGION = "eu-west-1";
+    private static final WindowId WINDOW = WindowId.parse("2026-12-01", "window");
+    private static final WindowConfig CONFIG = WindowConfig.defaults();
+
+    /** What a night does not exercise, and why. Each entry must be used by some role (checked below). */
+    static final List<LeastPrivilegeProof.Allowance> NOT_EXERCISED_BY_A_NIGHT = List.of(
+            new LeastPrivilegeProof.Allowance("logs:CreateLogStream", Optional.of("OwnLogGroup"),
+                    "the Lambda service writes the function's logs with its role, not the handler's SDK clients"),
+            new LeastPrivilegeProof.Allowance("logs:PutLogEvents", Optional.of("OwnLogGroup"),
+                    "the Lambda service writes the function's logs with its role, not the handler's SDK clients"),
+            new LeastPrivilegeProof.Allowance("xray:PutTraceSegments", Optional.empty(),
+                    "active tracing: Lambda's X-Ray daemon sends the segments, not the handler"),
+            new LeastPrivilegeProof.Allowance("xray:PutTelemetryRecords", Optional.empty(),
+                    "active tracing: Lambda's X-Ray daemon sends the telemetry, not the handler"),
+            new LeastPrivilegeProof.Allowance("kms:Decrypt", Optional.of("TableKeyThroughDynamoDb"),
+                    "DynamoDB calls KMS with the caller's permissions (kms:ViaService dynamodb); moto encrypts nothing"),
+            new LeastPrivilegeProof.Allowance("kms:Encrypt", Optional.of("TableKeyThroughDynamoDb"),
+                    "DynamoDB calls KMS with the caller's permissions (kms:ViaService dynamodb); moto encrypts nothing"),
+            new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("TableKeyThroughDynamoDb"),
+                    "DynamoDB calls KMS with the caller's permissions (kms:ViaService dynamodb); moto encrypts nothing"),
+            new LeastPrivilegeProof.Allowance("kms:DescribeKey", Optional.of("TableKeyThroughDynamoDb"),
+                    "DynamoDB calls KMS with the caller's permissions (kms:ViaService dynamodb); moto encrypts nothing"),
+            new LeastPrivilegeProof.Allowance("kms:Decrypt", Optional.of("DecryptProviderApiKey"),
+                    "Secrets Manager decrypts the secret with the caller's permissions (kms:ViaService secretsmanager); moto does not"),
+            new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("IdempotencyTable"),
+                    "failure path: Powertools reads its record only when its conditional put finds one (a delivery retried "
+                            + "after its record was written); a clean night writes each record once"),
+            new LeastPrivilegeProof.Allowance("dynamodb:DeleteItem", Optional.of("IdempotencyTable"),
+                    "failure path: Powertools deletes its record when the guarded provider call throws; a clean night has no such failure"));
+
+    private LocalPipeline pipeline;
+    private AwsCallRecorder recorder;
+    private final Map<String, String> secretArns = new ConcurrentHashMap<>();
+    private SynthesizedTemplate template;
+    private LeastPrivilegeProof proof;
+    private LeastPrivilegeProof.Report report;
+    private List<RecordedCall> calls;
+
+    @BeforeAll
+    void night() {
+        template = SynthesizedTemplate.load();
+        String stateMachineName = template.resources("AWS::StepFunctions::StateMachine").values().iterator().next()
+                .path("Properties").path("StateMachineName").asText();
+        String secretName = template.resources("AWS::SecretsManager::Secret").values().iterator().next().path("Properties").path("Name").asText();
+        ArnScope scope = new ArnScope("aws", LocalResources.MOTO_ACCOUNT, name -> Optional.ofNullable(secretArns.get(name)));
+        List<String> doors = Arrays.stream(LambdaFunction.values()).map(LambdaFunction::logicalName).toList();
+        LocalPipeline.Options options = LocalPipeline.Options.defaults(Path.of(System.getProperty("reconciler.target"), "least-privilege"),
+                        Clock.systemUTC())
+                .withFastRetries()
+                .withEnv(CONFIG.toEnvironment())
+                // As on AWS: the provider key is read from Secrets Manager (here by name; on AWS the env carries its ARN).
+                .withEnv(Map.of(EnvVars.PROVIDER_SECRET_ID, secretName))
+                // The template's DescribeExecution grant names its executions by the state machine's name.
+                .withStateMachineName(stateMachineName)
+                .withAwsEndpoints((function, engines) -> recorder(engines, scope, doors).frontDoor(function.logicalName()));
+        pipeline = LocalPipeline.start(options);
+        createSecret(secretName);
+
+        ExecutionInput input = CONFIG.inputFor(WINDOW);
+        SyntheticData.Expected expected = new SyntheticData(60, 0.2, 0.1, 7).load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        recorder.clear();
+        String scheduledTime = input.windowStart().toString();
+        StartResult first = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
+        StartResult second = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
+        assertThat(second.duplicateSuppressed()).as("the second delivery is suppressed").isTrue();
+        ExecutionFollower.Followed run = pipeline.follow(first.executionArn(), event -> { });
+        assertThat(run.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(pipeline.provider().effects()).hasSize(expected.releasable());
+
+        calls = recorder.calls();
+        proof = new LeastPrivilegeProof(template, new IntrinsicResolver(TemplateResources.of(template, pipeline.tables(),
+                pipeline.stateMachineArn(), secretArns.get(secretName), REGION, LocalResources.MOTO_ACCOUNT)));
+        report = proof.check(calls, CallerAttribution.byFrontDoor(), NOT_EXERCISED_BY_A_NIGHT);
+        System.out.println(summary());
+    }
+
+    private synchronized AwsCallRecorder recorder(URI engines, ArnScope scope, List<String> doors) {
+        if (recorder == null) {
+            recorder = AwsCallRecorder.start(engines, scope, doors);
+        }
+        return recorder;
+    }
+
+    /** The operator's step on AWS (docs/deploy.md): the provider key in the stack's secret. */
+    private void createSecret(String name) {
+        try (SecretsManagerClient secrets = SecretsManagerClient.builder().region(Region.of(REGION))
+                .endpointOverride(pipeline.moto().endpoint())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("operator", "operator"))).build()) {
+            String arn = secrets.createSecret(b -> b.name(name)
+                    .secretString("{\"apiKey\": \"" + pipeline.provider().apiKey() + "\"}")).arn();
+            secretArns.put(name, arn);
+        }
+    }
+
+    @AfterAll
+    void close() {
+        if (pipeline != null) {
+            pipeline.close();
+        }
+        if (recorder != null) {
+            recorder.close();
+        }
+    }
+
+    @Test
+    void everyCallIsAttributedToAFunctionAndMappedToIamActions() {
+        assertThat(report.unattributed()).isEmpty();
+        assertThat(report.unmapped()).isEmpty();
+        assertThat(calls.stream().map(RecordedCall::frontDoor).distinct())
+                .as("every function made AWS calls").containsExactlyInAnyOrderElementsOf(
+                        Arrays.stream(LambdaFunction.values()).map(LambdaFunction::logicalName).toList());
+    }
+
+    @Test
+    void everyCallIsAllowedByItsFunctionsRoleInTheSynthesisedTemplate() {
+        assertThat(report.denied()).as("denied calls").isEmpty();
+        assertThat(report.verdicts()).isNotEmpty();
+    }
+
+    @Test
+    void everyAllowedActionIsExercisedOrListedWithItsReason() {
+        assertThat(report.gaps()).as("granted, never exercised, no reason given").isEmpty();
+        assertThat(report.allowancesUsed().values()).as("every listed reason is needed by some role")
+                .containsAll(NOT_EXERCISED_BY_A_NIGHT);
+    }
+
+    @Test
+    void theProviderKeyIsReadOnlyByDeliverCommandsAndAnyOtherRoleWouldBeDenied() {
+        List<LeastPrivilegeProof.Verdict> reads = report.verdicts().stream()
+                .filter(v -> v.action().action().equals("secretsmanager:GetSecretValue")).toList();
+        assertThat(reads).isNotEmpty().allSatisfy(v -> assertThat(v.function()).isEqualTo(LambdaFunction.DELIVER_COMMANDS.logicalName()));
+        for (LambdaFunction other : LambdaFunction.values()) {
+            if (other != LambdaFunction.DELIVER_COMMANDS) {
+                assertThat(proof.decide(other.logicalName(), reads.getFirst().action()).verdict()).as(other.logicalName())
+                        .isEqualTo(IamDecision.Verdict.EXPLICIT_DENY);
+            }
+        }
+    }
+
+    @Test
+    void theRecorderForwardedEveryAnswerUnchanged() {
+        assertThat(calls).noneMatch(RecordedCall::deniedByRecorder);
+        assertThat(calls).allSatisfy(c -> assertThat(c.status()).isBetween(200, 499));
+    }
+
+    private String summary() {
+        StringBuilder out = new StringBuilder("least privilege, one local night: " + calls.size() + " AWS calls\n");
+        Map<String, Map<String, Long>> byFunction = new TreeMap<>();
+        for (LeastPrivilegeProof.Verdict v : report.verdicts()) {
+            byFunction.computeIfAbsent(v.function(), f -> new TreeMap<>())
+                    .merge(v.call().operation().orElse("?") + " -> " + v.action() + " : " + v.decision(), 1L, Long::sum);
+        }
+        byFunction.forEach((f, rows) -> {
+            out.append(f).append('\n');
+            rows.forEach((row, n) -> out.append(String.format("  %5d x %s%n", n, row)));
+        });
+        Map<Integer, Long> statuses = calls.stream().collect(Collectors.groupingBy(RecordedCall::status, TreeMap::new, Collectors.counting()));
+        out.append("answers by status: ").append(statuses).append('\n');
+        out.append("not exercised, with reasons:\n");
+        report.allowancesUsed().forEach((k, a) -> out.append("  ").append(k).append(": ").append(a.reason()).append('\n'));
+        report.gaps().forEach(g -> out.append("  GAP ").append(g).append('\n'));
+        report.denied().forEach(d -> out.append("  DENIED ").append(d.function()).append(' ').append(d.action()).append(' ').append(d.decision()).append('\n'));
+        return out.toString();
+    }
+}
