@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli.local;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
@@ -111,6 +113,7 @@ public final class LocalPipeline implements AutoCloseable {
     private final SimulatedProvider provider;
     /** The local tables' names: the logical names with a prefix. */
     public static final TableNames TABLES = TableNames.withPrefix("local-");
+    static final String PROVIDER_SECRET_NAME = "local-provider-api-key";
     private final TableNames tables = TABLES;
     private final AwsClients handlerAws;
     private final AwsClients operatorAws;
@@ -118,14 +121,15 @@ public final class LocalPipeline implements AutoCloseable {
     private final SfnClient sfn;
     private final WriteLog writeLog;
     private String stateMachineArn;
+    private String providerSecretArn;
 
     private LocalPipeline(Options options, LocalLambdaEndpoint lambda, MotoServer moto, SimulatedProvider provider) {
         this.options = options;
         this.lambda = lambda;
         this.moto = moto;
         this.provider = provider;
-        this.handlerAws = AwsClients.local(moto.endpoint(), options.dynamoInterceptors());
-        this.operatorAws = AwsClients.local(moto.endpoint(), List.of());
+        this.handlerAws = new LocalAwsClients(moto.endpoint(), options.dynamoInterceptors());
+        this.operatorAws = new LocalAwsClients(moto.endpoint(), List.of());
         this.dynamo = operatorAws.dynamo();
         this.sfn = operatorAws.sfn();
         this.writeLog = new WriteLog(moto.endpoint());
@@ -163,6 +167,15 @@ public final class LocalPipeline implements AutoCloseable {
     private void provision() {
         new TableCreator(dynamo).createAll(tables);
         stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), options.stateMachineName());
+        providerSecretArn = putProviderSecret();
+    }
+
+    /** The simulated provider's key where the deployed function reads it: a Secrets Manager secret. */
+    private String putProviderSecret() {
+        try (SecretsManagerClient secrets = operatorAws.secrets()) {
+            return secrets.createSecret(b -> b.name(PROVIDER_SECRET_NAME)
+                    .secretString("{\"apiKey\":\"" + provider.apiKey() + "\"}")).arn();
+        }
     }
 
     /** Empties every table and execution: each test case starts from nothing, in milliseconds. */
@@ -172,30 +185,38 @@ public final class LocalPipeline implements AutoCloseable {
         lambda.resetCounts();
         lambda.hook(InvocationHook.NONE);
         provision();
+        // The secret's ARN changes with every creation (a random suffix, as on AWS): handlers read it at construction.
+        registerHandlers();
     }
 
     public Map<String, String> handlerEnvironment() {
         Map<String, String> env = new HashMap<>(options.env());
         TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, tables.nameOf(schema)));
-        env.put(AwsClients.ENV_ENDPOINT, moto.endpoint().toString());
         env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
         env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
         env.put(EnvVars.PROVIDER_BASE_URL, provider.baseUrl().toString());
-        // Local runs only: the simulated provider's key in plain configuration; on AWS it is read from Secrets Manager.
-        env.put(EnvVars.PROVIDER_API_KEY_LOCAL, provider.apiKey());
+        env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);
         return env;
     }
 
-    /** One function's environment: its AWS calls go to its own endpoint when {@link Options#awsEndpoints} gives one. */
+    /**
+     * One function's environment. When {@link Options#awsEndpoints} routes its calls elsewhere (a recorder in
+     * front of moto), its clients also sign with an access key id of its own ({@link #accessKeyIdOf}), as each
+     * function's role credentials do on AWS, so whatever sits in front can tell the callers apart.
+     */
     private HandlerEnvironment handlerEnvironment(LambdaFunction function) {
         URI endpoint = options.awsEndpoints().of(function, moto.endpoint());
         if (endpoint.equals(moto.endpoint())) {
             return new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         }
-        Map<String, String> env = handlerEnvironment();
-        env.put(AwsClients.ENV_ENDPOINT, endpoint.toString());
-        return new HandlerEnvironment(env, AwsClients.local(endpoint, options.dynamoInterceptors()), options.clock());
+        return new HandlerEnvironment(handlerEnvironment(),
+                new LocalAwsClients(endpoint, options.dynamoInterceptors(), accessKeyIdOf(function)), options.clock());
+    }
+
+    /** The access key id a function's calls are signed with when routed through {@link Options#awsEndpoints}. */
+    public static String accessKeyIdOf(LambdaFunction function) {
+        return "LOCAL" + function.name().replace("_", "");
     }
 
     private void registerHandlers() {
@@ -259,6 +280,11 @@ public final class LocalPipeline implements AutoCloseable {
 
     public String stateMachineArn() {
         return stateMachineArn;
+    }
+
+    /** The provider key's secret in moto (its ARN changes with every reset). */
+    public String providerSecretArn() {
+        return providerSecretArn;
     }
 
     public MotoServer moto() {

@@ -10,7 +10,6 @@ import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
-import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.LambdaFunction;
 import java.net.URI;
 import java.nio.file.Path;
@@ -20,24 +19,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
  * Least privilege proven by behaviour: a real local night (the schedule event delivered twice, the shipped
- * ASL run by moto, the real handlers) with every handler's AWS calls going through the {@link AwsCallRecorder}
- * (one front door per function: the caller attribution until the process-based Lambda service gives each
- * function its own access key id), then every recorded call evaluated against that function's role in the
- * synthesised template: all allowed, and every allowed action exercised or listed below with its reason.
+ * ASL run by moto, the real handlers) with every handler's AWS calls going through the {@link AwsCallRecorder},
+ * each function signing with its own access key id ({@link LocalPipeline#accessKeyIdOf}; the process-based
+ * Lambda service will hand out its own, with the same {@code accessKeyId → function} lookup), then every
+ * recorded call evaluated against that function's role in the synthesised template: all allowed, and every
+ * allowed action exercised or listed below with its reason.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeastPrivilegeNightTest {
@@ -74,7 +69,6 @@ class LeastPrivilegeNightTest {
 
     private LocalPipeline pipeline;
     private AwsCallRecorder recorder;
-    private final Map<String, String> secretArns = new ConcurrentHashMap<>();
     private SynthesizedTemplate template;
     private LeastPrivilegeProof proof;
     private LeastPrivilegeProof.Report report;
@@ -85,20 +79,16 @@ class LeastPrivilegeNightTest {
         template = SynthesizedTemplate.load();
         String stateMachineName = template.resources("AWS::StepFunctions::StateMachine").values().iterator().next()
                 .path("Properties").path("StateMachineName").asText();
-        String secretName = template.resources("AWS::SecretsManager::Secret").values().iterator().next().path("Properties").path("Name").asText();
-        ArnScope scope = new ArnScope("aws", LocalResources.MOTO_ACCOUNT, name -> Optional.ofNullable(secretArns.get(name)));
-        List<String> doors = Arrays.stream(LambdaFunction.values()).map(LambdaFunction::logicalName).toList();
+        // The functions name their secret by ARN (PROVIDER_SECRET_ID), so no name needs a lookup.
+        ArnScope scope = ArnScope.of(LocalResources.MOTO_ACCOUNT, Map.of());
         LocalPipeline.Options options = LocalPipeline.Options.defaults(Path.of(System.getProperty("reconciler.target"), "least-privilege"),
                         Clock.systemUTC())
                 .withFastRetries()
                 .withEnv(CONFIG.toEnvironment())
-                // As on AWS: the provider key is read from Secrets Manager (here by name; on AWS the env carries its ARN).
-                .withEnv(Map.of(EnvVars.PROVIDER_SECRET_ID, secretName))
                 // The template's DescribeExecution grant names its executions by the state machine's name.
                 .withStateMachineName(stateMachineName)
-                .withAwsEndpoints((function, engines) -> recorder(engines, scope, doors).frontDoor(function.logicalName()));
+                .withAwsEndpoints((function, engines) -> recorder(engines, scope).endpoint());
         pipeline = LocalPipeline.start(options);
-        createSecret(secretName);
 
         ExecutionInput input = CONFIG.inputFor(WINDOW);
         SyntheticData.Expected expected = new SyntheticData(60, 0.2, 0.1, 7).load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
@@ -113,28 +103,21 @@ class LeastPrivilegeNightTest {
 
         calls = recorder.calls();
         proof = new LeastPrivilegeProof(template, new IntrinsicResolver(TemplateResources.of(template, pipeline.tables(),
-                pipeline.stateMachineArn(), secretArns.get(secretName), REGION, LocalResources.MOTO_ACCOUNT)));
-        report = proof.check(calls, CallerAttribution.byFrontDoor(), NOT_EXERCISED_BY_A_NIGHT);
+                pipeline.stateMachineArn(), pipeline.providerSecretArn(), REGION, LocalResources.MOTO_ACCOUNT)));
+        report = proof.check(calls, CallerAttribution.byAccessKeyId(FUNCTION_BY_ACCESS_KEY_ID), NOT_EXERCISED_BY_A_NIGHT);
         System.out.println(summary());
     }
 
-    private synchronized AwsCallRecorder recorder(URI engines, ArnScope scope, List<String> doors) {
+    /** Started by the pipeline's first handler, once moto's endpoint is known. */
+    private synchronized AwsCallRecorder recorder(URI engines, ArnScope scope) {
         if (recorder == null) {
-            recorder = AwsCallRecorder.start(engines, scope, doors);
+            recorder = AwsCallRecorder.start(engines, scope, List.of());
         }
         return recorder;
     }
 
-    /** The operator's step on AWS (docs/deploy.md): the provider key in the stack's secret. */
-    private void createSecret(String name) {
-        try (SecretsManagerClient secrets = SecretsManagerClient.builder().region(Region.of(REGION))
-                .endpointOverride(pipeline.moto().endpoint())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("operator", "operator"))).build()) {
-            String arn = secrets.createSecret(b -> b.name(name)
-                    .secretString("{\"apiKey\": \"" + pipeline.provider().apiKey() + "\"}")).arn();
-            secretArns.put(name, arn);
-        }
-    }
+    private static final Map<String, String> FUNCTION_BY_ACCESS_KEY_ID = Arrays.stream(LambdaFunction.values())
+            .collect(Collectors.toMap(LocalPipeline::accessKeyIdOf, LambdaFunction::logicalName));
 
     @AfterAll
     void close() {
@@ -150,9 +133,8 @@ class LeastPrivilegeNightTest {
     void everyCallIsAttributedToAFunctionAndMappedToIamActions() {
         assertThat(report.unattributed()).isEmpty();
         assertThat(report.unmapped()).isEmpty();
-        assertThat(calls.stream().map(RecordedCall::frontDoor).distinct())
-                .as("every function made AWS calls").containsExactlyInAnyOrderElementsOf(
-                        Arrays.stream(LambdaFunction.values()).map(LambdaFunction::logicalName).toList());
+        assertThat(calls.stream().map(c -> c.accessKeyId().orElse("unsigned")).distinct())
+                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(FUNCTION_BY_ACCESS_KEY_ID.keySet());
     }
 
     @Test

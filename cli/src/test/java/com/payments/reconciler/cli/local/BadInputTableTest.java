@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli.local;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -290,7 +291,7 @@ class BadInputTableTest {
             Map<String, String> env = new HashMap<>(world.pipeline.handlerEnvironment());
             env.put(EnvVars.PROVIDER_BASE_URL, "http://127.0.0.1:" + provider.getAddress().getPort());
             var handler = LocalPipeline.instantiate(LambdaFunction.DELIVER_COMMANDS,
-                    new HandlerEnvironment(env, AwsClients.local(world.pipeline.moto().endpoint(), List.of()), world.clock));
+                    new HandlerEnvironment(env, new LocalAwsClients(world.pipeline.moto().endpoint(), List.of()), world.clock));
             ObjectNode payload = validPayload(LambdaFunction.DELIVER_COMMANDS);
             payload.put("shard", Shards.of(GOOD, world.input().shards()));
             try {
