@@ -91,6 +91,32 @@ public final class LeastPrivilegeProof {
         return evaluator.evaluate(statements(function), resourcePolicy, IamRequest.of(action.action(), action.resource(), roleArn(function)));
     }
 
+    /**
+     * The proof as the recorder's gate (ENFORCE mode): a call proceeds only if its function's role allows every
+     * action it is authorised as; otherwise it is answered as AWS answers, naming the role, action and resource.
+     */
+    public AwsCallRecorder.Authorizer authorizer(CallerAttribution attribution) {
+        return (caller, actions, unmapped) -> {
+            Optional<String> function = attribution.functionOf(caller).filter(roleByFunction::containsKey);
+            if (function.isEmpty()) {
+                return Optional.of("The caller " + caller + " is none of the stack's functions");
+            }
+            if (unmapped.isPresent()) {
+                return Optional.of("Not authorised locally: " + unmapped.get());
+            }
+            for (AuthorizedAction action : actions) {
+                IamDecision decision = decide(function.get(), action);
+                if (!decision.allowed()) {
+                    return Optional.of("User: " + roleArn(function.get()) + " is not authorized to perform: " + action.action()
+                            + " on resource: " + action.resource() + (decision.verdict() == IamDecision.Verdict.EXPLICIT_DENY
+                            ? " with an explicit deny (" + decision.decidedBy().map(PolicyStatement::label).orElse("?") + ")"
+                            : " because no identity-based policy allows the " + action.action() + " action"));
+                }
+            }
+            return Optional.empty();
+        };
+    }
+
     public Report check(List<RecordedCall> calls, CallerAttribution attribution, List<Allowance> allowances) {
         List<Verdict> verdicts = new ArrayList<>();
         List<RecordedCall> unattributed = new ArrayList<>();
