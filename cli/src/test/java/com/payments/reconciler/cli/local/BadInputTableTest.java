@@ -140,6 +140,13 @@ class BadInputTableTest {
                 {"rerun --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x", "--window"}, {"frobnicate", "frobnicate"}}) {
             rows.add(new Row("CLI", usage[0], t -> t.cli(usage[0]), usage[1], Scope.NOTHING));
         }
+        // Issue 15.1: a window that has not started yet would shorten the grace period; refused on every path.
+        String tomorrow = java.time.LocalDate.now(java.time.ZoneOffset.UTC).plusDays(1).toString();
+        for (String early : new String[] {"local --window " + tomorrow,
+                "start --window " + tomorrow + " --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x",
+                "rerun --window " + tomorrow + " --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x"}) {
+            rows.add(new Row("CLI", early, t -> t.cli(early), "cannot start before its window start", Scope.NOTHING));
+        }
         // Authorisation items the index returns: refused by name and attribute, skipped, never written.
         rows.add(item("currency missing", i -> i.remove(Authorisations.CURRENCY), "authorisation[" + BAD + "].currency"));
         rows.add(item("currency a number", i -> i.put(Authorisations.CURRENCY, AttributeValue.fromN("978")), "authorisation[" + BAD + "].currency"));
