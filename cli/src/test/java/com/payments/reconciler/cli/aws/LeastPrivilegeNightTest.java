@@ -2,19 +2,8 @@ package com.payments.reconciler.cli.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.cli.local.LocalPipeline;
-import com.payments.reconciler.cli.local.LocalRun;
-import com.payments.reconciler.cli.local.SyntheticData;
-import com.payments.reconciler.window.ExecutionInput;
-import com.payments.reconciler.window.StartResult;
-import com.payments.reconciler.window.WindowConfig;
-import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.workflow.LambdaFunction;
-import java.net.URI;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,9 +28,6 @@ import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeastPrivilegeNightTest {
 
-    private static final String REGION = "eu-west-1";
-    private static final WindowId WINDOW = WindowId.parse("2026-12-01", "window");
-    private static final WindowConfig CONFIG = WindowConfig.defaults();
 
     /** What a night does not exercise, and why. Each entry must be used by some role (checked below). */
     static final List<LeastPrivilegeProof.Allowance> NOT_EXERCISED_BY_A_NIGHT = List.of(
@@ -69,83 +55,34 @@ class LeastPrivilegeNightTest {
             new LeastPrivilegeProof.Allowance("dynamodb:DeleteItem", Optional.of("IdempotencyTable"),
                     "failure path: Powertools deletes its record when the guarded provider call throws; a clean night has no such failure"));
 
-    private LocalPipeline pipeline;
-    private AwsCallRecorder recorder;
-    private SynthesizedTemplate template;
+    private EnforcedNight local;
     private LeastPrivilegeProof proof;
+    private EnforcedNight.Night night;
     private LeastPrivilegeProof.Report report;
     private List<RecordedCall> calls;
-    private ExecutionFollower.Followed run;
-    private SyntheticData.Expected expected;
-    /** The gate, set once the local resources exist (handlers make no AWS call before their first invocation). */
-    private final java.util.concurrent.atomic.AtomicReference<AwsCallRecorder.Authorizer> gate = new java.util.concurrent.atomic.AtomicReference<>();
 
     @BeforeAll
     void night() {
-        template = SynthesizedTemplate.load();
-        String stateMachineName = template.resources("AWS::StepFunctions::StateMachine").values().iterator().next()
-                .path("Properties").path("StateMachineName").asText();
-        // The functions name their secret by ARN (PROVIDER_SECRET_ID), so no name needs a lookup.
-        ArnScope scope = ArnScope.of(LocalResources.MOTO_ACCOUNT, Map.of());
-        LocalPipeline.Options options = LocalPipeline.Options.defaults(Path.of(System.getProperty("reconciler.target"), "least-privilege"),
-                        Clock.systemUTC())
-                .withFastRetries()
-                .withEnv(CONFIG.toEnvironment())
-                // The template's DescribeExecution grant names its executions by the state machine's name.
-                .withStateMachineName(stateMachineName)
-                .withAwsEndpoints((function, engines) -> recorder(engines, scope).endpoint());
-        pipeline = LocalPipeline.start(options);
-        proof = new LeastPrivilegeProof(template, new IntrinsicResolver(TemplateResources.of(template, pipeline.tables(),
-                pipeline.stateMachineArn(), pipeline.providerSecretArn(), REGION, LocalResources.MOTO_ACCOUNT)));
-        gate.set(proof.authorizer(ATTRIBUTION));
-
-        ExecutionInput input = CONFIG.inputFor(WINDOW);
-        expected = new SyntheticData(60, 0.2, 0.1, 7).load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
-        recorder.clear();
-        String scheduledTime = input.windowStart().toString();
-        try {
-            StartResult first = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
-            second = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
-            run = pipeline.follow(first.executionArn(), event -> { });
-        } finally {
-            // The report even when the night failed (a call the gate refused fails it): that is what it explains.
-            calls = recorder.calls();
-            report = proof.check(calls, ATTRIBUTION, NOT_EXERCISED_BY_A_NIGHT);
-            System.out.println(summary());
-        }
+        local = new EnforcedNight("least-privilege", SynthesizedTemplate.load());
+        proof = local.proof;
+        night = local.run(60, 7);
+        calls = night.calls();
+        report = proof.check(calls, EnforcedNight.ATTRIBUTION, NOT_EXERCISED_BY_A_NIGHT);
+        System.out.println(summary());
     }
-
-    private StartResult second;
-
-    @Test
-    void theNightSucceedsWithOnlyWhatTheRolesAllow() {
-        assertThat(second.duplicateSuppressed()).as("the second delivery is suppressed").isTrue();
-        assertThat(run.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
-        assertThat(pipeline.provider().effects()).hasSize(expected.releasable());
-    }
-
-    /** Started by the pipeline's first handler, once moto's endpoint is known; enforcing through {@link #gate}. */
-    private synchronized AwsCallRecorder recorder(URI engines, ArnScope scope) {
-        if (recorder == null) {
-            recorder = AwsCallRecorder.start(engines, scope, List.of(), AwsCallRecorder.Mode.ENFORCE,
-                    (caller, actions, unmapped) -> Optional.ofNullable(gate.get())
-                            .map(g -> g.denial(caller, actions, unmapped)).orElse(Optional.of("the local resources are not provisioned yet")));
-        }
-        return recorder;
-    }
-
-    private static final Map<String, String> FUNCTION_BY_ACCESS_KEY_ID = Arrays.stream(LambdaFunction.values())
-            .collect(Collectors.toMap(LocalPipeline::accessKeyIdOf, LambdaFunction::logicalName));
-    private static final CallerAttribution ATTRIBUTION = CallerAttribution.byAccessKeyId(FUNCTION_BY_ACCESS_KEY_ID);
 
     @AfterAll
     void close() {
-        if (pipeline != null) {
-            pipeline.close();
+        if (local != null) {
+            local.close();
         }
-        if (recorder != null) {
-            recorder.close();
-        }
+    }
+
+    @Test
+    void theNightSucceedsWithOnlyWhatTheRolesAllow() {
+        assertThat(night.second().duplicateSuppressed()).as("the second delivery is suppressed").isTrue();
+        assertThat(night.run().status()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(local.pipeline.provider().effects()).hasSize(night.expected().releasable());
     }
 
     @Test
@@ -153,7 +90,7 @@ class LeastPrivilegeNightTest {
         assertThat(report.unattributed()).isEmpty();
         assertThat(report.unmapped()).isEmpty();
         assertThat(calls.stream().map(c -> c.accessKeyId().orElse("unsigned")).distinct())
-                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(FUNCTION_BY_ACCESS_KEY_ID.keySet());
+                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(EnforcedNight.FUNCTION_BY_ACCESS_KEY_ID.keySet());
     }
 
     @Test
