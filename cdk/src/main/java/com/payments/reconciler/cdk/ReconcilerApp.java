@@ -26,12 +26,16 @@ public final class ReconcilerApp {
 
     /** The stack in {@code app}, from its context; the tests synthesise exactly this. */
     public static ReconcilerStack build(App app, LambdaJar jar) {
-        StackConfig config = StackConfig.fromContext(app.getNode()::tryGetContext);
         // Account and region come from the deploying credentials (CDK_DEFAULT_*), unresolved when synthesising offline.
-        Environment env = Environment.builder()
+        return build(app, jar, Environment.builder()
                 .account(System.getenv("CDK_DEFAULT_ACCOUNT"))
                 .region(System.getenv("CDK_DEFAULT_REGION"))
-                .build();
+                .build());
+    }
+
+    /** The stack for an explicit environment; an empty one is environment-agnostic (region and account as pseudo parameters). */
+    public static ReconcilerStack build(App app, LambdaJar jar, Environment env) {
+        StackConfig config = StackConfig.fromContext(app.getNode()::tryGetContext);
         ReconcilerStack stack = new ReconcilerStack(app, config.physicalName(STACK_SUFFIX),
                 StackProps.builder().env(env)
                         .description("Hold-release reconciler: nightly Step Functions workflow releasing unsettled card holds")

@@ -17,11 +17,12 @@ import java.util.Map;
 import java.util.stream.Stream;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
+import software.amazon.awscdk.Environment;
 import software.amazon.awscdk.Stack;
 
 /**
- * The synthesised template as a build artifact: the stack exactly as {@code cdk synth} makes it from
- * cdk.json's context, written as {@code <stack>.template.json} under {@link #RESOURCE_DIR} in this
+ * The synthesised template as a build artifact: the stack as {@code cdk synth} makes it from cdk.json's
+ * context, environment-agnostic (no account or region baked in, whatever the build's environment), written as {@code <stack>.template.json} under {@link #RESOURCE_DIR} in this
  * module's classes, so the cli reads it as a resource without aws-cdk-lib on its classpath (the local
  * runner creates resources, starts functions and evaluates IAM from it).
  *
@@ -62,9 +63,13 @@ public final class TemplateArtifact {
             System.out.println("template artifact: changed inputs " + changed(previous, digest));
         }
         Files.createDirectories(scratch);
-        App app = new App(AppProps.builder().context(context(cdkJson)).outdir(scratch.resolve("assembly").toString())
+        // postCliContext: cdk.json's values win over any context the environment carries (this build may run
+        // inside `cdk synth -c ...`, whose CDK_CONTEXT_JSON the exec inherits), so the artifact is always the default stack.
+        App app = new App(AppProps.builder().postCliContext(context(cdkJson)).outdir(scratch.resolve("assembly").toString())
                 .analyticsReporting(false).build());
-        Stack stack = ReconcilerApp.build(app, jar);
+        // Environment-agnostic whatever CDK_DEFAULT_REGION/ACCOUNT say (`cdk synth` sets them for its app, and this
+        // build may run inside it): region and account stay pseudo parameters, which the local runner resolves.
+        Stack stack = ReconcilerApp.build(app, jar, Environment.builder().build());
         app.synth();
         String name = stack.getArtifactId() + ".template.json";
         Files.createDirectories(target);
