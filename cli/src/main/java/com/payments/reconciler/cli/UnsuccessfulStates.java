@@ -12,13 +12,13 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  * Runs"). Named once each: after an earlier redrive, a restarted state's entries do not say how many
  * iterations failed, so no count is shown.
  */
-final class UnsuccessfulStates {
+public final class UnsuccessfulStates {
 
     private UnsuccessfulStates() {
     }
 
     /** The names of the states with an entry that has no exit, in the order they were first entered. */
-    static List<String> of(List<HistoryEvent> events) {
+    public static List<String> of(List<HistoryEvent> events) {
         Map<String, Integer> open = new LinkedHashMap<>();
         for (HistoryEvent event : events) {
             if (event.stateEnteredEventDetails() != null) {
