@@ -63,7 +63,7 @@ class RedriveRuleTest {
 
     static void assertKeepsTheRedriveRule(Asl asl) {
         List<String> violations = violations(asl);
-        assertThat(violations).as("failure paths that break the redrive rule:%n  %s", String.join("%n  ", violations)).isEmpty();
+        assertThat(violations).as("failure paths that break the redrive rule:%n  %s", String.join(System.lineSeparator() + "  ", violations)).isEmpty();
     }
 
     @Test
