@@ -93,8 +93,8 @@ public final class Monitoring extends Construct {
         MetricOptions sum = MetricOptions.builder().statistic("Sum").period(PERIOD).build();
         IMetric deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        alarm(config, "ExecutionsFailed", "A reconciler execution failed (RunFailed, LeaseHeldByAnotherRun or Superseded): "
-                + "bin/reconciler status --window W, then history; see the runbook", stateMachine.metricFailed(sum));
+        alarm(config, "ExecutionsFailed", "A reconciler execution failed (a task's error after its retries, LeaseHeldByAnotherRun or Superseded): "
+                + "bin/reconciler status --window W, then history; redrive or rerun per the runbook", stateMachine.metricFailed(sum));
         alarm(config, "ExecutionsTimedOut", "A reconciler execution timed out", stateMachine.metricTimedOut(sum));
         alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (StopExecution, by a person or a tool): rerun or redrive the window", stateMachine.metricAborted(sum));
         alarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run)", superseded);
