@@ -1,0 +1,57 @@
+package com.payments.reconciler.cli.lambda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real handler from the shaded jar the stack uploads, run as Lambda runs it, and the service's
+ * shutdown: no sandbox JVM outlives {@code close()}.
+ */
+class RealHandlerSandboxTest {
+
+    @Test
+    void startWindowFromTheShadedJarReportsABadEventAsItsInvalidInputError() throws Exception {
+        LambdaFunction function = LambdaFunction.START_WINDOW;
+        FunctionSpec spec = new FunctionSpec(function.logicalName(), function.handler(), function.memoryMb(), function.timeout(),
+                Map.of("STATE_MACHINE_ARN", "arn:aws:states:us-east-1:123456789012:stateMachine:reconciler"));
+        Path workDir = Files.createTempDirectory("real-handler");
+        List<Long> pids = new ArrayList<>();
+        ProcessLambdaService service = ProcessLambdaService.start(ProcessLambdaService.Config.defaults(workDir,
+                FunctionCode.shadedJar(ProcessLambdaServiceTest.lambdaJar())).withInitTimeout(Invoker.ANSWER_WITHIN), List.of(spec));
+        try {
+            Invoker lambda = Invoker.of(service.uri());
+
+            Invoker.Answer answer = lambda.invoke("StartWindow", "{\"scheduledTime\":\"2026-12-02T02:00:00Z\",\"unexpected\":true}");
+
+            assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+            assertThat(answer.functionError()).isEqualTo("Unhandled");
+            assertThat(answer.json().get("errorType").asText()).isEqualTo(InvalidInput.class.getName());
+            assertThat(answer.json().get("errorMessage").asText()).contains("unexpected");
+            service.sandboxes("StartWindow").forEach(s -> pids.add(s.pid()));
+            assertThat(pids).hasSize(1);
+            assertThat(ProcessHandle.of(pids.getFirst())).map(ProcessHandle::isAlive).contains(true);
+            System.out.printf("StartWindow sandbox cold start (JVM + runtime client + handler init): %d ms%n",
+                    service.sandboxes("StartWindow").getFirst().coldStart().orElseThrow().toMillis());
+        } finally {
+            service.close();
+        }
+        for (long pid : pids) {
+            ProcessHandle process = ProcessHandle.of(pid).orElse(null);
+            if (process != null) {
+                process.onExit().get(30, TimeUnit.SECONDS);
+                assertThat(process.isAlive()).as("sandbox %d after close()", pid).isFalse();
+            }
+        }
+        assertThat(new Invoker(service.uri(), java.net.http.HttpClient.newHttpClient()).invokeAsync("StartWindow", "{}"))
+                .as("the Invoke API is closed too").failsWithin(java.time.Duration.ofSeconds(30));
+    }
+}
