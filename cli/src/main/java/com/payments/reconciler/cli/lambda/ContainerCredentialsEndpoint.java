@@ -13,10 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -36,23 +36,14 @@ final class ContainerCredentialsEndpoint implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final Map<String, FunctionCredentials> byToken = new LinkedHashMap<>();
-    private final Map<String, FunctionCredentials> byFunction = new LinkedHashMap<>();
+    private final Map<String, FunctionCredentials> byToken = new ConcurrentHashMap<>();
+    private final Map<String, FunctionCredentials> byFunction = new ConcurrentHashMap<>();
+    private final SecureRandom random;
     private final Clock clock;
 
-    ContainerCredentialsEndpoint(Collection<String> functions, SecureRandom random, Clock clock) {
+    ContainerCredentialsEndpoint(SecureRandom random, Clock clock) {
+        this.random = random;
         this.clock = clock;
-        Map<String, String> functionsByKey = new LinkedHashMap<>();
-        for (String function : functions) {
-            FunctionCredentials credentials = FunctionCredentials.issue(function, random);
-            String clash = functionsByKey.putIfAbsent(credentials.accessKeyId(), function);
-            if (clash != null) {
-                throw new IllegalArgumentException("functions " + clash + " and " + function + " would share access key id "
-                        + credentials.accessKeyId() + "; rename one");
-            }
-            byToken.put(credentials.authorizationToken(), credentials);
-            byFunction.put(function, credentials);
-        }
         try {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         } catch (IOException e) {
@@ -65,6 +56,22 @@ final class ContainerCredentialsEndpoint implements AutoCloseable {
 
     URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + PATH);
+    }
+
+    /** The function's credentials, issued on first use; the same ones for the life of the endpoint. */
+    synchronized FunctionCredentials register(String function) {
+        FunctionCredentials existing = byFunction.get(function);
+        if (existing != null) {
+            return existing;
+        }
+        FunctionCredentials credentials = FunctionCredentials.issue(function, random);
+        functionOf(credentials.accessKeyId()).ifPresent(clash -> {
+            throw new IllegalArgumentException("functions " + clash + " and " + function + " would share access key id "
+                    + credentials.accessKeyId() + "; rename one");
+        });
+        byToken.put(credentials.authorizationToken(), credentials);
+        byFunction.put(function, credentials);
+        return credentials;
     }
 
     FunctionCredentials of(String function) {

@@ -20,12 +20,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -93,8 +94,8 @@ public final class ProcessLambdaService implements LambdaService {
     }
 
     private final Config config;
-    private final Map<String, FunctionSpec> specs = new LinkedHashMap<>();
-    private final Map<String, SandboxPool> pools = new LinkedHashMap<>();
+    private final Map<String, FunctionSpec> specs = new ConcurrentHashMap<>();
+    private final Map<String, SandboxPool> pools = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> invocations = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> sandboxNumbers = new ConcurrentHashMap<>();
     private final AtomicReference<InvocationHook> hook = new AtomicReference<>(InvocationHook.NONE);
@@ -112,31 +113,27 @@ public final class ProcessLambdaService implements LambdaService {
     private final HttpServer server;
     private final Thread shutdownHook = new Thread(this::close, "lambda-sandboxes-shutdown");
 
-    private ProcessLambdaService(Config config, List<FunctionSpec> functions) throws IOException {
+    private ProcessLambdaService(Config config) throws IOException {
         this.config = config;
-        for (FunctionSpec spec : functions) {
-            if (specs.putIfAbsent(spec.logicalName(), spec) != null) {
-                throw new IllegalArgumentException("function " + spec.logicalName() + " is given twice");
-            }
-        }
         this.javaExecutable = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         this.runtimeClasspath = FunctionCode.runtimeClientJars();
         Files.createDirectories(config.workDir().resolve("sandboxes"));
-        this.credentials = new ContainerCredentialsEndpoint(specs.keySet(), new SecureRandom(), Clock.systemUTC());
-        for (FunctionSpec spec : specs.values()) {
-            invocations.put(spec.logicalName(), new AtomicInteger());
-            sandboxNumbers.put(spec.logicalName(), new AtomicInteger());
-            Path taskRoot = Files.createDirectories(config.workDir().resolve("task").resolve(spec.logicalName()));
-            pools.put(spec.logicalName(), new SandboxPool(config.maxSandboxesPerFunction(), () -> startSandbox(spec, taskRoot)));
-        }
+        this.credentials = new ContainerCredentialsEndpoint(new SecureRandom(), Clock.systemUTC());
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
     }
 
+    /** Starts the service with these functions deployed; more can be deployed later ({@link #deploy}). */
     public static ProcessLambdaService start(Config config, List<FunctionSpec> functions) {
+        Set<String> names = new HashSet<>();
+        for (FunctionSpec spec : functions) {
+            if (!names.add(spec.logicalName())) {
+                throw new IllegalArgumentException("function " + spec.logicalName() + " is given twice");
+            }
+        }
         ProcessLambdaService service;
         try {
-            service = new ProcessLambdaService(config, functions);
+            service = new ProcessLambdaService(config);
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare the local Lambda service in " + config.workDir(), e);
         }
@@ -145,7 +142,43 @@ public final class ProcessLambdaService implements LambdaService {
         service.server.start();
         // No orphan JVMs when the CLI exits without closing us (Ctrl-C, System.exit).
         Runtime.getRuntime().addShutdownHook(service.shutdownHook);
+        try {
+            functions.forEach(service::deploy);
+        } catch (RuntimeException e) {
+            service.close();
+            throw e;
+        }
         return service;
+    }
+
+    /**
+     * Creates a function, or replaces its configuration as UpdateFunctionConfiguration does: the old
+     * configuration's sandboxes are shut down (an invocation still running in one ends with a
+     * {@code ServiceException}) and the next invocation starts one with the new configuration. Lets the
+     * integrator start the Invoke API first (moto needs its address) and deploy the functions once their
+     * environment (table names, the state machine's ARN) is known. A function keeps its access key id.
+     */
+    public void deploy(FunctionSpec spec) {
+        if (closed.get()) {
+            throw new IllegalStateException("the local Lambda service is closed");
+        }
+        credentials.register(spec.logicalName());
+        Path taskRoot;
+        try {
+            taskRoot = Files.createDirectories(config.workDir().resolve("task").resolve(spec.logicalName()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create the task root of " + spec.logicalName(), e);
+        }
+        invocations.putIfAbsent(spec.logicalName(), new AtomicInteger());
+        sandboxNumbers.putIfAbsent(spec.logicalName(), new AtomicInteger());
+        SandboxPool previous;
+        synchronized (this) {
+            specs.put(spec.logicalName(), spec);
+            previous = pools.put(spec.logicalName(), new SandboxPool(config.maxSandboxesPerFunction(), () -> startSandbox(spec, taskRoot)));
+        }
+        if (previous != null) {
+            shutDown(previous.all());
+        }
     }
 
     @Override
@@ -370,6 +403,15 @@ public final class ProcessLambdaService implements LambdaService {
         exchange.getResponseBody().write(body);
     }
 
+    private void shutDown(List<Sandbox> sandboxes) {
+        sandboxes.forEach(Sandbox::beginShutdown);
+        for (Sandbox sandbox : sandboxes) {
+            if (!sandbox.awaitShutdown(config.shutdownGrace())) {
+                LOG.warn("sandbox {} (pid {}) did not end", sandbox.id(), sandbox.pid());
+            }
+        }
+    }
+
     /** Ends every sandbox: destroy, then destroyForcibly after {@link Config#shutdownGrace()}. Idempotent. */
     @Override
     public void close() {
@@ -383,13 +425,10 @@ public final class ProcessLambdaService implements LambdaService {
         }
         server.stop(0);
         List<Sandbox> all = new ArrayList<>();
-        pools.values().forEach(pool -> all.addAll(pool.all()));
-        all.forEach(Sandbox::beginShutdown);
-        for (Sandbox sandbox : all) {
-            if (!sandbox.awaitShutdown(config.shutdownGrace())) {
-                LOG.warn("sandbox {} (pid {}) did not end", sandbox.id(), sandbox.pid());
-            }
+        synchronized (this) {
+            pools.values().forEach(pool -> all.addAll(pool.all()));
         }
+        shutDown(all);
         credentials.close();
         timers.shutdownNow();
         executor.shutdownNow();

@@ -40,6 +40,14 @@ class ProcessLambdaServiceTest {
 
     static final int CAP = 2;
     static final String SCRIPTED = ScriptedHandler.class.getName() + "::handleRequest";
+    static final String ENVIRONMENT = EnvironmentHandler.class.getName() + "::handleRequest";
+
+    /** Every variable the Env function's sandbox must have, and nothing else. */
+    static final Set<String> RESERVED_AND_OWN = Set.of(
+            "FUNCTION_SETTING", "_HANDLER", "AWS_EXECUTION_ENV", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+            "AWS_LAMBDA_FUNCTION_VERSION", "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME",
+            "AWS_LAMBDA_RUNTIME_API", "AWS_REGION", "AWS_DEFAULT_REGION", "LAMBDA_TASK_ROOT", "TZ", "LANG", "PATH",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN");
 
     static Path workDir;
     static ProcessLambdaService service;
@@ -57,6 +65,7 @@ class ProcessLambdaServiceTest {
                 new FunctionSpec("Sleepy", SCRIPTED, 128, Duration.ofSeconds(2), Map.of()),
                 new FunctionSpec("Concurrent", SCRIPTED, 128, Duration.ofSeconds(60), Map.of()),
                 new FunctionSpec("Exits", SCRIPTED, 128, Duration.ofSeconds(30), Map.of()),
+                new FunctionSpec("Redeployed", ENVIRONMENT, 256, Duration.ofSeconds(60), Map.of("CONFIGURATION", "1")),
                 new FunctionSpec("BrokenInit", FailingInitHandler.class.getName() + "::handleRequest", 128, Duration.ofSeconds(30), Map.of()));
         service = ProcessLambdaService.start(ProcessLambdaService.Config.defaults(workDir, code)
                 .withMaxSandboxesPerFunction(CAP).withInitTimeout(Invoker.ANSWER_WITHIN), functions);
@@ -123,11 +132,7 @@ class ProcessLambdaServiceTest {
         Map<String, String> env = Json.mapper().convertValue(body.get("env"),
                 Json.mapper().getTypeFactory().constructMapType(Map.class, String.class, String.class));
 
-        assertThat(env.keySet()).containsExactlyInAnyOrder(
-                "FUNCTION_SETTING", "_HANDLER", "AWS_EXECUTION_ENV", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
-                "AWS_LAMBDA_FUNCTION_VERSION", "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME",
-                "AWS_LAMBDA_RUNTIME_API", "AWS_REGION", "AWS_DEFAULT_REGION", "LAMBDA_TASK_ROOT", "TZ", "LANG", "PATH",
-                "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN");
+        assertThat(env.keySet()).containsExactlyInAnyOrderElementsOf(RESERVED_AND_OWN);
         assertThat(env).containsEntry("FUNCTION_SETTING", "on")
                 .containsEntry("_HANDLER", EnvironmentHandler.class.getName() + "::handleRequest")
                 .containsEntry("AWS_EXECUTION_ENV", "AWS_Lambda_java25")
@@ -147,8 +152,13 @@ class ProcessLambdaServiceTest {
         assertThat(env.get("AWS_CONTAINER_AUTHORIZATION_TOKEN")).matches("[0-9a-f]{64}");
         assertThat(env).doesNotContainKeys("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "HOME", "JAVA_HOME");
         Set<String> inherited = new HashSet<>(System.getenv().keySet());
-        inherited.removeAll(Set.of("PATH", "LANG", "TZ"));
+        inherited.removeAll(RESERVED_AND_OWN);
         assertThat(env.keySet()).doesNotContainAnyElementsOf(inherited);
+        System.getenv().forEach((name, value) -> {
+            if (RESERVED_AND_OWN.contains(name) && !Set.of("LANG", "TZ", "AWS_REGION", "AWS_DEFAULT_REGION").contains(name)) {
+                assertThat(env.get(name)).as("%s is Lambda's, not the parent's", name).isNotEqualTo(value);
+            }
+        });
 
         assertThat(body.get("userDir").asText()).isEqualTo(workDir.resolve("task").resolve("Env").toString());
         List<String> jvmArgs = new ArrayList<>();
@@ -160,7 +170,7 @@ class ProcessLambdaServiceTest {
         assertThat(body.get("region").asText()).isEqualTo("us-east-1");
         assertThat(service.functionOfAccessKeyId(body.get("accessKeyId").asText())).contains("Env");
         assertThat(service.accessKeyIdOf("Echo")).isNotEqualTo(service.accessKeyIdOf("Env"));
-        assertThat(service.functionsByAccessKeyId()).hasSize(6).containsEntry(service.accessKeyIdOf("Echo"), "Echo");
+        assertThat(service.functionsByAccessKeyId()).hasSize(7).containsEntry(service.accessKeyIdOf("Echo"), "Echo");
 
         // The endpoint answers only the right token.
         HttpClient http = HttpClient.newHttpClient();
@@ -266,6 +276,24 @@ class ProcessLambdaServiceTest {
         assertThat(answer.json().get("errorMessage").asText()).isEqualTo("environment variable TABLE_NAME must be set");
         assertThat(lambda.invoke("BrokenInit", "{}").json().get("errorType").asText())
                 .as("every new sandbox fails its init again").isEqualTo("java.lang.IllegalStateException");
+    }
+
+    @Test
+    void redeployingAFunctionReplacesItsSandboxesWithOnesOfTheNewConfiguration() throws Exception {
+        assertThat(lambda.invoke("Redeployed", "{}").json().at("/env/CONFIGURATION").asText()).isEqualTo("1");
+        SandboxInfo first = service.sandboxes("Redeployed").getFirst();
+        String accessKeyId = service.accessKeyIdOf("Redeployed");
+
+        service.deploy(new FunctionSpec("Redeployed", ENVIRONMENT, 256, Duration.ofSeconds(60), Map.of("CONFIGURATION", "2")));
+
+        ProcessHandle old = ProcessHandle.of(first.pid()).orElse(null);
+        if (old != null) {
+            old.onExit().get(60, TimeUnit.SECONDS);
+        }
+        JsonNode after = lambda.invoke("Redeployed", "{}").json();
+        assertThat(after.at("/env/CONFIGURATION").asText()).isEqualTo("2");
+        assertThat(after.get("accessKeyId").asText()).isEqualTo(accessKeyId);
+        assertThat(service.sandboxes("Redeployed")).extracting(SandboxInfo::id).containsExactly("Redeployed-2");
     }
 
     @Test
