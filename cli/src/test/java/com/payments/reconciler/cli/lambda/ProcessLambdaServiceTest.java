@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The process Lambda service with small test handlers (cli's test classes, plus the functions' shaded
@@ -49,13 +50,13 @@ class ProcessLambdaServiceTest {
             "AWS_LAMBDA_RUNTIME_API", "AWS_REGION", "AWS_DEFAULT_REGION", "LAMBDA_TASK_ROOT", "TZ", "LANG", "PATH",
             "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN");
 
+    @TempDir
     static Path workDir;
     static ProcessLambdaService service;
     static Invoker lambda;
 
     @BeforeAll
     static void start() throws Exception {
-        workDir = Files.createTempDirectory("process-lambda");
         Path testClasses = FunctionCode.codeSourceOf(ScriptedHandler.class.getName());
         FunctionCode code = new FunctionCode(List.of(testClasses, lambdaJar()));
         List<FunctionSpec> functions = List.of(

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.LambdaFunction;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real handler from the shaded jar the stack uploads, run as Lambda runs it, and the service's
@@ -19,11 +19,10 @@ import org.junit.jupiter.api.Test;
 class RealHandlerSandboxTest {
 
     @Test
-    void startWindowFromTheShadedJarReportsABadEventAsItsInvalidInputError() throws Exception {
+    void startWindowFromTheShadedJarReportsABadEventAsItsInvalidInputError(@TempDir Path workDir) throws Exception {
         LambdaFunction function = LambdaFunction.START_WINDOW;
         FunctionSpec spec = new FunctionSpec(function.logicalName(), function.handler(), function.memoryMb(), function.timeout(),
                 Map.of("STATE_MACHINE_ARN", "arn:aws:states:us-east-1:123456789012:stateMachine:reconciler"));
-        Path workDir = Files.createTempDirectory("real-handler");
         List<Long> pids = new ArrayList<>();
         ProcessLambdaService service = ProcessLambdaService.start(ProcessLambdaService.Config.defaults(workDir,
                 FunctionCode.shadedJar(ProcessLambdaServiceTest.lambdaJar())).withInitTimeout(Invoker.ANSWER_WITHIN), List.of(spec));
@@ -42,7 +41,9 @@ class RealHandlerSandboxTest {
             System.out.printf("StartWindow sandbox cold start (JVM + runtime client + handler init): %d ms%n",
                     service.sandboxes("StartWindow").getFirst().coldStart().orElseThrow().toMillis());
         } finally {
+            long closing = System.nanoTime();
             service.close();
+            System.out.printf("close() took %d ms%n", (System.nanoTime() - closing) / 1_000_000);
         }
         for (long pid : pids) {
             ProcessHandle process = ProcessHandle.of(pid).orElse(null);
@@ -52,6 +53,7 @@ class RealHandlerSandboxTest {
             }
         }
         assertThat(new Invoker(service.uri(), java.net.http.HttpClient.newHttpClient()).invokeAsync("StartWindow", "{}"))
-                .as("the Invoke API is closed too").failsWithin(java.time.Duration.ofSeconds(30));
+                .as("the Invoke API is closed too").failsWithin(java.time.Duration.ofSeconds(30))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class);
     }
 }
