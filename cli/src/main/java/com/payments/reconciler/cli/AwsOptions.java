@@ -1,10 +1,9 @@
 package com.payments.reconciler.cli;
 
-import com.payments.reconciler.store.AwsClients;
 import java.net.URI;
-import java.util.List;
-import java.util.Optional;
+import java.time.Duration;
 import picocli.CommandLine.Option;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sfn.SfnClient;
 
@@ -26,10 +25,13 @@ final class AwsOptions {
             throw new IllegalArgumentException("--state-machine-arn must be arn:aws:states:REGION:ACCOUNT:stateMachine:NAME, was " + stateMachineArn);
         }
         String effectiveRegion = region != null ? region : stateMachineArn.split(":")[3];
+        // The operator's own credentials: the SDK's default chain (profile, SSO, environment, instance role).
+        var builder = SfnClient.builder().region(Region.of(effectiveRegion))
+                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(5)).socketTimeout(Duration.ofSeconds(30)).build());
         if (endpointUrl != null) {
-            return new AwsClients(Region.of(effectiveRegion), Optional.of(endpointUrl), List.of()).sfn();
+            builder.endpointOverride(endpointUrl);
         }
-        return new AwsClients(Region.of(effectiveRegion), Optional.empty(), List.of()).sfn();
+        return builder.build();
     }
 
     /** The console page of an execution. */

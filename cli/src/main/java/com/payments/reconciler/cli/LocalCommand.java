@@ -10,7 +10,7 @@ import com.payments.reconciler.workflow.Json;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.LocalDate;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -29,7 +29,7 @@ final class LocalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", paramLabel = "YYYY-MM-DD", description = "The window (default: today, UTC).")
+    @Option(names = "--window", paramLabel = "YYYY-MM-DD", description = "The window (default: the latest whose window start has passed, in the schedule zone).")
     String window;
 
     @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations (default: ${DEFAULT-VALUE}).")
@@ -69,9 +69,9 @@ final class LocalCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter console = json ? err : out;
         WindowConfig config = windowOptions.config(dryRun);
-        WindowId windowId = window == null ? new WindowId(LocalDate.now(Clock.systemUTC().withZone(config.zone())))
-                : WindowId.parse(window, "--window");
-        config.requireStartable(windowId, Clock.systemUTC().instant());
+        Instant now = Clock.systemUTC().instant();
+        WindowId windowId = window == null ? config.latestStartedWindow(now) : WindowId.parse(window, "--window");
+        config.requireStartable(windowId, now);
         LocalRun.Scenario chosen = scenario(scenario);
         if (authorisations > 1_000_000) {
             throw new IllegalArgumentException("--authorisations must be from 0 to 1000000, was " + authorisations);

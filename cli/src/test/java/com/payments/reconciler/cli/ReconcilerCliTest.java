@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -111,7 +112,7 @@ class ReconcilerCliTest {
         if (moto == null) {
             moto = MotoServer.start(BUILD.resolve("cli-moto"));
         }
-        SfnClient sfn = AwsClients.local(moto.endpoint(), List.of()).sfn();
+        SfnClient sfn = new LocalAwsClients(moto.endpoint(), List.of()).sfn();
         return sfn.createStateMachine(b -> b.name("reconciler-" + UUID.randomUUID()).definition(definition)
                 .roleArn("arn:aws:iam::123456789012:role/test")).stateMachineArn();
     }

@@ -9,7 +9,6 @@ import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.lambda.powertools.idempotency.Idempotency;
 import software.amazon.lambda.powertools.idempotency.IdempotencyConfig;
@@ -27,7 +26,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
@@ -108,9 +106,7 @@ public final class PowertoolsOperationGuard implements OperationGuard {
 
     /** The production guard: the Idempotency table, our client with the #1281 fix, the standard expiry. */
     public static PowertoolsOperationGuard create(AwsClients aws, String table) {
-        List<ExecutionInterceptor> interceptors = new ArrayList<>(aws.interceptors());
-        interceptors.add(new InProgressExpiryFix(Clock.systemUTC()));
-        DynamoDbClient client = new AwsClients(aws.region(), aws.endpoint(), interceptors).dynamo();
+        DynamoDbClient client = aws.dynamo(List.of(new InProgressExpiryFix(Clock.systemUTC())));
         return new PowertoolsOperationGuard(client, table, Timing.IDEMPOTENCY_EXPIRY);
     }
 

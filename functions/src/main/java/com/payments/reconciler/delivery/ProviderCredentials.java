@@ -21,9 +21,8 @@ import java.util.function.Supplier;
  * The provider API key. In AWS it is read from Secrets Manager ({@link EnvVars#PROVIDER_SECRET_ID};
  * the secret string is {@code {"apiKey": "..."}}), kept for {@link Timing#PROVIDER_SECRET_TTL} and
  * read again after that or when the provider refuses it, so a rotation is picked up without a deploy.
- * Local runs may pass it as plain configuration ({@link EnvVars#PROVIDER_API_KEY_LOCAL}), accepted only
- * when the AWS endpoints are the local engines. The key is never logged, never part of any input or
- * output, and never in an error message.
+ * Local runs put the simulated provider's key in the local engine's Secrets Manager: there is no other
+ * source. The key is never logged, never part of any input or output, and never in an error message.
  */
 public final class ProviderCredentials {
 
@@ -49,29 +48,16 @@ public final class ProviderCredentials {
                 () -> readSecret(secrets, secretId), clock, Timing.PROVIDER_SECRET_TTL);
     }
 
-    /** A fixed key (the simulated provider's): local runs and tests only. */
-    public static ProviderCredentials localKey(String apiKey) {
-        if (apiKey == null || apiKey.isBlank()) {
-            throw new IllegalArgumentException(EnvVars.PROVIDER_API_KEY_LOCAL + " must be a non-empty string");
-        }
-        return new ProviderCredentials("local configuration " + EnvVars.PROVIDER_API_KEY_LOCAL,
-                () -> apiKey, Clock.systemUTC(), Duration.ofDays(365_000));
+    /** A key that never changes: for the provider client's own tests, which have no Secrets Manager. */
+    static ProviderCredentials fixedKey(String apiKey) {
+        return new ProviderCredentials("a fixed key", () -> apiKey, Clock.systemUTC(), Duration.ofDays(365_000));
     }
 
-    /** The secret when {@link EnvVars#PROVIDER_SECRET_ID} is set; the local key only against the local engines. */
+    /** The secret named by {@link EnvVars#PROVIDER_SECRET_ID}. */
     public static ProviderCredentials fromEnvironment(HandlerEnvironment env) {
         String secretId = env.optional(EnvVars.PROVIDER_SECRET_ID, null);
         if (secretId != null) {
             return fromSecretsManager(env.aws().secrets(), secretId, env.clock());
-        }
-        String localKey = env.optional(EnvVars.PROVIDER_API_KEY_LOCAL, null);
-        if (localKey != null) {
-            if (env.aws().endpoint().isEmpty()) {
-                throw new IllegalStateException(EnvVars.PROVIDER_API_KEY_LOCAL
-                        + " is accepted for local runs only (no AWS endpoint override is set); in AWS set "
-                        + EnvVars.PROVIDER_SECRET_ID + " to the Secrets Manager secret holding {\"" + SECRET_FIELD + "\": ...}");
-            }
-            return localKey(localKey);
         }
         throw new IllegalStateException("environment variable " + EnvVars.PROVIDER_SECRET_ID
                 + " must name the Secrets Manager secret holding the provider API key");

@@ -128,6 +128,13 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         return window.date().atTime(localTime).atZone(zone).toInstant();
     }
 
+    /** The newest window whose window start has passed at {@code now}: what a start without a named window means. */
+    public WindowId latestStartedWindow(Instant now) {
+        LocalDate today = now.atZone(zone).toLocalDate();
+        WindowId todays = new WindowId(today);
+        return windowStart(todays).isAfter(now) ? new WindowId(today.minusDays(1)) : todays;
+    }
+
     /** The execution input: a pure function of the window and this configuration. */
     public ExecutionInput inputFor(WindowId window) {
         Instant start = windowStart(window);
@@ -135,15 +142,17 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
     }
 
     /**
-     * Windows may be started from {@code horizonDays} back up to tomorrow (a schedule in a zone ahead
-     * of the caller's); anything else is a typo or a broken clock, refused before anything starts.
+     * A window may start once its window start has passed and until {@code horizonDays} back. Starting it
+     * earlier would release holds younger than the grace period (the cutoff is the window start minus the
+     * grace), so the refusal is the same for the schedule, {@code start}, {@code rerun} and {@code local}.
      */
     public void requireStartable(WindowId window, Instant now) {
-        LocalDate today = now.atZone(zone).toLocalDate();
-        if (window.date().isAfter(today.plusDays(1))) {
-            throw new InvalidInput("window", window + " is in the future (today is " + today + " in " + zone
-                    + "); windows up to tomorrow can be started");
+        Instant start = windowStart(window);
+        if (now.isBefore(start)) {
+            throw new InvalidInput("window", window + " cannot start before its window start " + start
+                    + " (starting it earlier would shorten the grace period " + gracePeriod + "); now is " + now);
         }
+        LocalDate today = now.atZone(zone).toLocalDate();
         if (window.date().isBefore(today.minusDays(horizonDays))) {
             throw new InvalidInput("window", window + " is more than " + horizonDays + " days back (today is " + today
                     + "); raise " + EnvVars.WINDOW_HORIZON_DAYS + " to start it");

@@ -30,8 +30,6 @@ public final class EnvVars {
     public static final String PROVIDER_BASE_URL = "PROVIDER_BASE_URL";
     /** DeliverCommands: the Secrets Manager secret (ARN or name) holding the provider API key. */
     public static final String PROVIDER_SECRET_ID = "PROVIDER_SECRET_ID";
-    /** Local runs only: the provider API key in plain configuration (the simulated provider's). */
-    public static final String PROVIDER_API_KEY_LOCAL = "PROVIDER_API_KEY_LOCAL";
 
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }

@@ -1,6 +1,7 @@
 package com.payments.reconciler.workflow;
 
 import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.store.SdkDefaultClients;
 import com.payments.reconciler.store.TableNames;
 import java.time.Clock;
 import java.util.Map;
@@ -8,8 +9,8 @@ import java.util.Objects;
 
 /**
  * What a handler is built from: its environment variables (names, ARNs, settings; never secrets),
- * the SDK client factory and the clock. In Lambda it is {@link #fromSystem()}; the local runner and
- * the tests build one from a map pointing at the local engines, so the same handler code runs in both.
+ * the SDK client factory and the clock. In Lambda it is {@link #fromSystem()}; harnesses that host
+ * handlers in-process build one with their own client factory, so the same handler code runs in both.
  */
 public record HandlerEnvironment(Map<String, String> env, AwsClients aws, Clock clock) {
 
@@ -20,8 +21,7 @@ public record HandlerEnvironment(Map<String, String> env, AwsClients aws, Clock 
     }
 
     public static HandlerEnvironment fromSystem() {
-        Map<String, String> env = System.getenv();
-        return new HandlerEnvironment(env, AwsClients.fromEnvironment(env), Clock.systemUTC());
+        return new HandlerEnvironment(System.getenv(), new SdkDefaultClients(), Clock.systemUTC());
     }
 
     public TableNames tables() {

@@ -1,5 +1,6 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.store.AwsClients;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -31,10 +33,10 @@ class DeliverCommandsWiringTest {
             Map<String, String> env = new HashMap<>();
             TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, engine.tables().nameOf(schema)));
             env.put(EnvVars.PROVIDER_BASE_URL, w.provider.baseUrl().toString());
-            env.put(EnvVars.PROVIDER_API_KEY_LOCAL, w.provider.apiKey());
+            LocalAwsClients aws = new LocalAwsClients(engine.moto().endpoint());
+            env.put(EnvVars.PROVIDER_SECRET_ID, providerSecret(aws, w.provider.apiKey()));
 
-            DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                    new HandlerEnvironment(env, AwsClients.local(engine.moto().endpoint(), List.of()), w.clock));
+            DeliverCommandsHandler handler = new DeliverCommandsHandler(new HandlerEnvironment(env, aws, w.clock));
             DeliveryBatch result = w.invoke(handler, lease, 0, null, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
 
             assertThat(result).isEqualTo(new DeliveryBatch(false, new DeliveryTotals(1, 2, 0, 2)));
@@ -47,13 +49,19 @@ class DeliverCommandsWiringTest {
     void aMissingOrMalformedProviderUrlIsAClearConfigurationError(LocalDynamo.Engine engine) {
         Map<String, String> env = new HashMap<>();
         TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, engine.tables().nameOf(schema)));
-        env.put(EnvVars.PROVIDER_API_KEY_LOCAL, "k");
-        AwsClients aws = AwsClients.local(engine.moto().endpoint(), List.of());
+        AwsClients aws = new LocalAwsClients(engine.moto().endpoint());
+        env.put(EnvVars.PROVIDER_SECRET_ID, providerSecret(aws, "k"));
 
         assertThatThrownBy(() -> new DeliverCommandsHandler(new HandlerEnvironment(env, aws, java.time.Clock.systemUTC())))
                 .hasMessageContaining(EnvVars.PROVIDER_BASE_URL);
         env.put(EnvVars.PROVIDER_BASE_URL, "not a url");
         assertThatThrownBy(() -> new DeliverCommandsHandler(new HandlerEnvironment(env, aws, java.time.Clock.systemUTC())))
                 .hasMessageContaining(EnvVars.PROVIDER_BASE_URL).hasMessageContaining("not a url");
+    }
+
+    private static String providerSecret(AwsClients aws, String apiKey) {
+        try (var secrets = aws.secrets()) {
+            return secrets.createSecret(b -> b.name("provider-" + UUID.randomUUID()).secretString("{\"apiKey\":\"" + apiKey + "\"}")).arn();
+        }
     }
 }

@@ -114,7 +114,7 @@ final class DeliveryWorld implements AutoCloseable {
 
     HttpProviderClient client() {
         return new HttpProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(2)), provider.baseUrl(),
-                ProviderCredentials.localKey(provider.apiKey()), Duration.ofSeconds(10));
+                ProviderCredentials.fixedKey(provider.apiKey()), Duration.ofSeconds(10));
     }
 
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism) {

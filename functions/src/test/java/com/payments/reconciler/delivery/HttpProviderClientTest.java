@@ -93,7 +93,7 @@ class HttpProviderClientTest {
     }
 
     private HttpProviderClient client(Duration requestTimeout) {
-        ProviderCredentials credentials = ProviderCredentials.localKey("the-key");
+        ProviderCredentials credentials = ProviderCredentials.fixedKey("the-key");
         return new HttpProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(2)),
                 URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/api/"), credentials, requestTimeout);
     }
@@ -193,7 +193,7 @@ class HttpProviderClientTest {
             closedPort = socket.getLocalPort();
         }
         HttpProviderClient client = new HttpProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(2)),
-                URI.create("http://127.0.0.1:" + closedPort), ProviderCredentials.localKey("k"), Duration.ofSeconds(2));
+                URI.create("http://127.0.0.1:" + closedPort), ProviderCredentials.fixedKey("k"), Duration.ofSeconds(2));
 
         assertThat(client.release(COMMAND)).isInstanceOf(ProviderResult.Unavailable.class);
     }
@@ -223,7 +223,7 @@ class HttpProviderClientTest {
         List<String> refused = new ArrayList<>();
         for (String url : List.of("ftp://provider", "file:///etc/passwd")) {
             assertThatThrownBy(() -> new HttpProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(1)),
-                    URI.create(url), ProviderCredentials.localKey("k"), Duration.ofSeconds(1)))
+                    URI.create(url), ProviderCredentials.fixedKey("k"), Duration.ofSeconds(1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("http(s)");
             refused.add(url);
         }

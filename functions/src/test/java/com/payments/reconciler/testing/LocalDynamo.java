@@ -36,7 +36,7 @@ public final class LocalDynamo implements BeforeEachCallback, AfterEachCallback,
     public record Engine(MotoServer moto, TableNames tables, List<DynamoDbClient> opened) {
 
         public DynamoDbClient client(ExecutionInterceptor... interceptors) {
-            DynamoDbClient client = AwsClients.local(moto.endpoint(), List.of(interceptors)).dynamo();
+            DynamoDbClient client = new LocalAwsClients(moto.endpoint(), List.of(interceptors)).dynamo();
             opened.add(client);
             return client;
         }

@@ -1,5 +1,6 @@
 package com.payments.reconciler.window;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -57,7 +58,7 @@ class StartWindowTest {
     @BeforeEach
     void client(LocalDynamo.Engine engine) {
         this.engine = engine;
-        sfn = AwsClients.local(engine.moto().endpoint(), List.of()).sfn();
+        sfn = new LocalAwsClients(engine.moto().endpoint(), List.of()).sfn();
         logs.start();
         starterLog().addAppender(logs);
     }
@@ -150,7 +151,7 @@ class StartWindowTest {
         awaitClosed(winner.executionArn());
 
         StartResult loser;
-        try (SfnClient blind = AwsClients.local(engine.moto().endpoint(), List.of(new FirstLookMisses())).sfn()) {
+        try (SfnClient blind = new LocalAwsClients(engine.moto().endpoint(), List.of(new FirstLookMisses())).sfn()) {
             WindowStarter starter = new WindowStarter(blind, sm, new EmfMetrics(clock, "StartWindow", metricLines::add));
             loser = new StartWindowHandler(starter, config, clock).handle(new ScheduledEvent("2026-12-01T02:00:00Z"), null);
         }
@@ -170,7 +171,7 @@ class StartWindowTest {
         StartResult winner = deliver(handler(sm, config), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
         WindowId window = WindowId.parse("2026-12-01", "window");
         StartResult loser;
-        try (SfnClient blind = AwsClients.local(engine.moto().endpoint(), List.of(new FirstLookMisses())).sfn()) {
+        try (SfnClient blind = new LocalAwsClients(engine.moto().endpoint(), List.of(new FirstLookMisses())).sfn()) {
             loser = new WindowStarter(blind, sm, new EmfMetrics(clock, "StartWindow", metricLines::add))
                     .start(ExecutionName.scheduled(window), config.inputFor(window));
         }

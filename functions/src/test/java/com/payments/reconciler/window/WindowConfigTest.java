@@ -119,4 +119,29 @@ class WindowConfigTest {
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("execution: must be reconcile-YYYY-MM-DD");
         assertThat(ExecutionName.require("reconcile-2026-12-01-rerun-3", "execution")).isEqualTo(ExecutionName.rerun(DEC_1, 3));
     }
+
+    /** Issue 15.1: starting a window early shortens the grace period, so nothing may start before its window start. */
+    @Test
+    void aManualStartOfTomorrowsWindowIsRefusedUntilItsWindowStart() {
+        WindowConfig config = WindowConfig.defaults();
+        WindowId tomorrow = WindowId.parse("2026-12-02", "--window");
+
+        assertThatThrownBy(() -> config.requireStartable(tomorrow, Instant.parse("2026-12-01T03:00:00Z")))
+                .isInstanceOf(InvalidInput.class)
+                .hasMessage("window: 2026-12-02 cannot start before its window start 2026-12-02T02:00:00Z "
+                        + "(starting it earlier would shorten the grace period PT72H); now is 2026-12-01T03:00:00Z");
+        assertThatThrownBy(() -> config.requireStartable(tomorrow, Instant.parse("2026-12-02T01:59:59Z")))
+                .as("today's window before its scheduled time").isInstanceOf(InvalidInput.class);
+        config.requireStartable(tomorrow, Instant.parse("2026-12-02T02:00:00Z"));
+    }
+
+    @Test
+    void theLatestStartedWindowIsYesterdaysUntilTodaysWindowStart() {
+        WindowConfig london = new WindowConfig(ZoneId.of("Europe/London"), LocalTime.of(2, 0), Duration.ofHours(72), 4, false, 30);
+
+        assertThat(london.latestStartedWindow(Instant.parse("2026-12-02T01:59:59Z"))).isEqualTo(WindowId.parse("2026-12-01", "w"));
+        assertThat(london.latestStartedWindow(Instant.parse("2026-12-02T02:00:00Z"))).isEqualTo(WindowId.parse("2026-12-02", "w"));
+        // 02:00 London in summer is 01:00Z.
+        assertThat(london.latestStartedWindow(Instant.parse("2026-07-02T01:00:00Z"))).isEqualTo(WindowId.parse("2026-07-02", "w"));
+    }
 }

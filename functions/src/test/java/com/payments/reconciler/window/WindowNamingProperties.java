@@ -100,12 +100,13 @@ class WindowNamingProperties {
     }
 
     @Property(tries = 200)
-    void startableOnlyFromTheHorizonToTomorrow(@ForAll @IntRange(min = -60, max = 5) int offsetDays, @ForAll("zones") ZoneId zone) {
-        Instant now = Instant.parse("2026-12-02T12:00:00Z");
+    void startableOnlyFromTheHorizonToItsWindowStart(@ForAll @IntRange(min = -60, max = 5) int offsetDays, @ForAll("zones") ZoneId zone,
+                                                     @ForAll @IntRange(min = 0, max = 23) int hourUtc) {
+        Instant now = Instant.parse("2026-12-02T00:00:00Z").plus(Duration.ofHours(hourUtc));
         WindowConfig config = new WindowConfig(zone, LocalTime.of(2, 0), Duration.ofHours(72), 4, false, 30);
         LocalDate today = now.atZone(zone).toLocalDate();
         WindowId window = new WindowId(today.plusDays(offsetDays));
-        if (offsetDays > 1 || offsetDays < -30) {
+        if (config.windowStart(window).isAfter(now) || offsetDays < -30) {
             assertThatThrownBy(() -> config.requireStartable(window, now)).isInstanceOf(InvalidInput.class)
                     .hasMessageStartingWith("window: ");
         } else {

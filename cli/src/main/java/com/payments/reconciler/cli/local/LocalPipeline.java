@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli.local;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
@@ -91,6 +93,7 @@ public final class LocalPipeline implements AutoCloseable {
     private final SimulatedProvider provider;
     /** The local tables' names: the logical names with a prefix. */
     public static final TableNames TABLES = TableNames.withPrefix("local-");
+    static final String PROVIDER_SECRET_NAME = "local-provider-api-key";
     private final TableNames tables = TABLES;
     private final AwsClients handlerAws;
     private final AwsClients operatorAws;
@@ -98,14 +101,15 @@ public final class LocalPipeline implements AutoCloseable {
     private final SfnClient sfn;
     private final WriteLog writeLog;
     private String stateMachineArn;
+    private String providerSecretArn;
 
     private LocalPipeline(Options options, LambdaService lambda, MotoServer moto, SimulatedProvider provider) {
         this.options = options;
         this.lambda = lambda;
         this.moto = moto;
         this.provider = provider;
-        this.handlerAws = AwsClients.local(moto.endpoint(), options.dynamoInterceptors());
-        this.operatorAws = AwsClients.local(moto.endpoint(), List.of());
+        this.handlerAws = new LocalAwsClients(moto.endpoint(), options.dynamoInterceptors());
+        this.operatorAws = new LocalAwsClients(moto.endpoint(), List.of());
         this.dynamo = operatorAws.dynamo();
         this.sfn = operatorAws.sfn();
         this.writeLog = new WriteLog(moto.endpoint());
@@ -143,6 +147,15 @@ public final class LocalPipeline implements AutoCloseable {
     private void provision() {
         new TableCreator(dynamo).createAll(tables);
         stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries());
+        providerSecretArn = putProviderSecret();
+    }
+
+    /** The simulated provider's key where the deployed function reads it: a Secrets Manager secret. */
+    private String putProviderSecret() {
+        try (SecretsManagerClient secrets = operatorAws.secrets()) {
+            return secrets.createSecret(b -> b.name(PROVIDER_SECRET_NAME)
+                    .secretString("{\"apiKey\":\"" + provider.apiKey() + "\"}")).arn();
+        }
     }
 
     /** Empties every table and execution: each test case starts from nothing, in milliseconds. */
@@ -152,18 +165,18 @@ public final class LocalPipeline implements AutoCloseable {
         lambda.resetCounts();
         lambda.hook(InvocationHook.NONE);
         provision();
+        // The secret's ARN changes with every creation (a random suffix, as on AWS): handlers read it at construction.
+        registerHandlers();
     }
 
     public Map<String, String> handlerEnvironment() {
         Map<String, String> env = new HashMap<>(options.env());
         TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, tables.nameOf(schema)));
-        env.put(AwsClients.ENV_ENDPOINT, moto.endpoint().toString());
         env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
         env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
         env.put(EnvVars.PROVIDER_BASE_URL, provider.baseUrl().toString());
-        // Local runs only: the simulated provider's key in plain configuration; on AWS it is read from Secrets Manager.
-        env.put(EnvVars.PROVIDER_API_KEY_LOCAL, provider.apiKey());
+        env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);
         return env;
     }
 

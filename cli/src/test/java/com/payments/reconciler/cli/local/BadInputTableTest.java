@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli.local;
 
+import com.payments.reconciler.testing.LocalAwsClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -138,6 +139,13 @@ class BadInputTableTest {
                 {"redrive --execution reconcile-2026-12-01; --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x", "--execution"},
                 {"rerun --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x", "--window"}, {"frobnicate", "frobnicate"}}) {
             rows.add(new Row("CLI", usage[0], t -> t.cli(usage[0]), usage[1], Scope.NOTHING));
+        }
+        // Issue 15.1: a window that has not started yet would shorten the grace period; refused on every path.
+        String tomorrow = java.time.LocalDate.now(java.time.ZoneOffset.UTC).plusDays(1).toString();
+        for (String early : new String[] {"local --window " + tomorrow,
+                "start --window " + tomorrow + " --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x",
+                "rerun --window " + tomorrow + " --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:x"}) {
+            rows.add(new Row("CLI", early, t -> t.cli(early), "cannot start before its window start", Scope.NOTHING));
         }
         // Authorisation items the index returns: refused by name and attribute, skipped, never written.
         rows.add(item("currency missing", i -> i.remove(Authorisations.CURRENCY), "authorisation[" + BAD + "].currency"));
@@ -290,7 +298,7 @@ class BadInputTableTest {
             Map<String, String> env = new HashMap<>(world.pipeline.handlerEnvironment());
             env.put(EnvVars.PROVIDER_BASE_URL, "http://127.0.0.1:" + provider.getAddress().getPort());
             var handler = LocalPipeline.instantiate(LambdaFunction.DELIVER_COMMANDS,
-                    new HandlerEnvironment(env, AwsClients.local(world.pipeline.moto().endpoint(), List.of()), world.clock));
+                    new HandlerEnvironment(env, new LocalAwsClients(world.pipeline.moto().endpoint(), List.of()), world.clock));
             ObjectNode payload = validPayload(LambdaFunction.DELIVER_COMMANDS);
             payload.put("shard", Shards.of(GOOD, world.input().shards()));
             try {

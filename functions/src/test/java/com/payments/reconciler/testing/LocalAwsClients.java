@@ -1,0 +1,79 @@
+package com.payments.reconciler.testing;
+
+import com.payments.reconciler.store.AwsClients;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/**
+ * Clients for handlers hosted in-process against the local engines (tests, chaos, bench): one endpoint,
+ * fixed credentials, the harness's fault interceptors. Timeouts fit the serial local engine's queueing,
+ * not AWS latency: moto serves one request at a time for every function, the CLI and the tests together,
+ * and a busy 2-core machine stretches that wait well past AWS's latencies.
+ *
+ * @param endpoint the local engine (or a front door to it)
+ * @param interceptors the harness's interceptors, before any a handler adds
+ * @param accessKeyId the caller's identity as the engine sees it (a front door attributes calls by it)
+ */
+public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> interceptors, String accessKeyId) implements AwsClients {
+
+    public static final Region REGION = Region.EU_WEST_1;
+    private static final Duration API_CALL_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(90);
+
+    public LocalAwsClients {
+        interceptors = List.copyOf(interceptors);
+    }
+
+    public LocalAwsClients(URI endpoint, List<ExecutionInterceptor> interceptors) {
+        this(endpoint, interceptors, "local");
+    }
+
+    public LocalAwsClients(URI endpoint) {
+        this(endpoint, List.of());
+    }
+
+    @Override
+    public DynamoDbClient dynamo(List<ExecutionInterceptor> extraInterceptors) {
+        return DynamoDbClient.builder().region(REGION).endpointOverride(endpoint).httpClient(http())
+                .credentialsProvider(credentials()).overrideConfiguration(override(extraInterceptors)).build();
+    }
+
+    @Override
+    public SfnClient sfn() {
+        return SfnClient.builder().region(REGION).endpointOverride(endpoint).httpClient(http())
+                .credentialsProvider(credentials()).overrideConfiguration(override(List.of())).build();
+    }
+
+    @Override
+    public SecretsManagerClient secrets() {
+        return SecretsManagerClient.builder().region(REGION).endpointOverride(endpoint).httpClient(http())
+                .credentialsProvider(credentials()).overrideConfiguration(override(List.of())).build();
+    }
+
+    private StaticCredentialsProvider credentials() {
+        return StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, "local"));
+    }
+
+    private ClientOverrideConfiguration override(List<ExecutionInterceptor> extra) {
+        List<ExecutionInterceptor> all = new ArrayList<>(interceptors);
+        all.addAll(extra);
+        return ClientOverrideConfiguration.builder().apiCallTimeout(API_CALL_TIMEOUT)
+                .apiCallAttemptTimeout(ATTEMPT_TIMEOUT).executionInterceptors(all).build();
+    }
+
+    private static SdkHttpClient http() {
+        return UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(2)).socketTimeout(ATTEMPT_TIMEOUT).build();
+    }
+}
