@@ -56,4 +56,59 @@ class RealHandlerSandboxTest {
                 .as("the Invoke API is closed too").failsWithin(java.time.Duration.ofSeconds(30))
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class);
     }
+
+    /**
+     * After main's "AwsClients: the SDK's default chain", a deployed handler names no credential or
+     * endpoint: in a sandbox it signs with its function's container credentials and sends to
+     * {@code AWS_ENDPOINT_URL}. A recorder standing in for Step Functions sees StartWindow's own key id.
+     */
+    @Test
+    void aRealHandlerSignsItsCallsWithItsOwnFunctionsAccessKeyId(@TempDir Path workDir) throws Exception {
+        List<Map<String, String>> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer stepFunctions = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 8);
+        String stateMachine = "arn:aws:states:us-east-1:123456789012:stateMachine:reconciler";
+        stepFunctions.createContext("/", exchange -> {
+            try (exchange) {
+                exchange.getRequestBody().readAllBytes();
+                recorded.add(Map.of(
+                        "target", String.valueOf(exchange.getRequestHeaders().getFirst("X-Amz-Target")),
+                        "authorization", String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")),
+                        "token", String.valueOf(exchange.getRequestHeaders().getFirst("X-Amz-Security-Token"))));
+                // An execution of the window exists already: StartWindow suppresses the duplicate and succeeds.
+                byte[] body = ("{\"executionArn\":\"arn:aws:states:us-east-1:123456789012:execution:reconciler:x\","
+                        + "\"stateMachineArn\":\"" + stateMachine + "\",\"name\":\"x\",\"status\":\"SUCCEEDED\","
+                        + "\"startDate\":1764640800,\"input\":\"{}\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.0");
+                exchange.sendResponseHeaders(200, body.length);
+                exchange.getResponseBody().write(body);
+            }
+        });
+        stepFunctions.start();
+        LambdaFunction function = LambdaFunction.START_WINDOW;
+        FunctionSpec spec = new FunctionSpec(function.logicalName(), function.handler(), function.memoryMb(), function.timeout(),
+                Map.of("STATE_MACHINE_ARN", stateMachine,
+                        "AWS_ENDPOINT_URL", "http://127.0.0.1:" + stepFunctions.getAddress().getPort()));
+        ProcessLambdaService service = ProcessLambdaService.start(ProcessLambdaService.Config.defaults(workDir,
+                FunctionCode.shadedJar(ProcessLambdaServiceTest.lambdaJar())).withInitTimeout(Invoker.ANSWER_WITHIN), List.of(spec));
+        try {
+            String yesterday = java.time.LocalDate.now(java.time.ZoneOffset.UTC).minusDays(1) + "T02:00:00Z";
+
+            Invoker.Answer answer = Invoker.of(service.uri()).invoke("StartWindow", "{\"scheduledTime\":\"" + yesterday + "\"}");
+
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(answer.functionError()).as(answer.body()).isNull();
+            assertThat(recorded).isNotEmpty();
+            assertThat(recorded.getFirst().get("target")).isEqualTo("AWSStepFunctions.DescribeExecution");
+            String key = service.accessKeyIdOf("StartWindow");
+            assertThat(recorded).allSatisfy(request -> {
+                assertThat(request.get("authorization")).contains("Credential=" + key + "/");
+                assertThat(request.get("token")).isNotEqualTo("null").isNotBlank();
+            });
+            assertThat(service.functionOfAccessKeyId(key)).contains("StartWindow");
+        } finally {
+            service.close();
+            stepFunctions.stop(0);
+        }
+    }
 }
