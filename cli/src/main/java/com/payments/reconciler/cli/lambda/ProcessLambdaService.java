@@ -173,11 +173,14 @@ public final class ProcessLambdaService implements LambdaService {
         sandboxNumbers.putIfAbsent(spec.logicalName(), new AtomicInteger());
         SandboxPool previous;
         synchronized (this) {
+            if (closed.get()) {
+                throw new IllegalStateException("the local Lambda service is closed");
+            }
             specs.put(spec.logicalName(), spec);
             previous = pools.put(spec.logicalName(), new SandboxPool(config.maxSandboxesPerFunction(), () -> startSandbox(spec, taskRoot)));
         }
         if (previous != null) {
-            shutDown(previous.all());
+            shutDown(previous.close());
         }
     }
 
@@ -415,8 +418,10 @@ public final class ProcessLambdaService implements LambdaService {
     /** Ends every sandbox: destroy, then destroyForcibly after {@link Config#shutdownGrace()}. Idempotent. */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        synchronized (this) {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
         }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -426,7 +431,7 @@ public final class ProcessLambdaService implements LambdaService {
         server.stop(0);
         List<Sandbox> all = new ArrayList<>();
         synchronized (this) {
-            pools.values().forEach(pool -> all.addAll(pool.all()));
+            pools.values().forEach(pool -> all.addAll(pool.close()));
         }
         shutDown(all);
         credentials.close();

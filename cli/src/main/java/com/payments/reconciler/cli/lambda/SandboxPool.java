@@ -19,6 +19,7 @@ final class SandboxPool {
     private final List<Sandbox> sandboxes = new ArrayList<>();
     private final Set<Sandbox> busy = new HashSet<>();
     private final List<Sandbox> retired = new ArrayList<>();
+    private boolean closed;
 
     SandboxPool(int limit, Supplier<Sandbox> starter) {
         if (limit < 1) {
@@ -30,6 +31,10 @@ final class SandboxPool {
 
     /** An idle live sandbox, else a new one, marked busy; empty when the function is at its limit. */
     synchronized Optional<Sandbox> acquire() {
+        if (closed) {
+            // Shut down (service closed, or the function redeployed): starting one now would leave an orphan.
+            throw new IllegalStateException("this configuration of the function has been shut down");
+        }
         retireDead();
         for (Sandbox sandbox : sandboxes) {
             if (!busy.contains(sandbox)) {
@@ -55,8 +60,14 @@ final class SandboxPool {
         return sandboxes.stream().map(Sandbox::info).toList();
     }
 
-    /** Every sandbox ever started, live or not: what shutdown must make sure has ended. */
-    synchronized List<Sandbox> all() {
+    /** Refuses new sandboxes from now on and returns every one started whose process may still run. */
+    synchronized List<Sandbox> close() {
+        closed = true;
+        return all();
+    }
+
+    /** Every sandbox started whose process may still run: what shutdown must make sure has ended. */
+    private List<Sandbox> all() {
         List<Sandbox> all = new ArrayList<>(retired);
         all.addAll(sandboxes);
         return all;
