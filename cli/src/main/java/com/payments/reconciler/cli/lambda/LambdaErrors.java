@@ -39,7 +39,7 @@ final class LambdaErrors {
         return body.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    static byte[] serviceError(String type, String message) {
+    static byte[] serviceError(String message) {
         ObjectNode body = Json.mapper().createObjectNode().put("Type", "Service").put("message", message);
         return body.toString().getBytes(StandardCharsets.UTF_8);
     }

@@ -345,7 +345,7 @@ public final class ProcessLambdaService implements LambdaService {
 
     private InvocationOutcome run(FunctionSpec spec, Invocation invocation) {
         if (closed.get()) {
-            return new InvocationOutcome.Refused(500, "ServiceException", LambdaErrors.serviceError("ServiceException", "shutting down"));
+            return new InvocationOutcome.Refused(500, "ServiceException", LambdaErrors.serviceError("shutting down"));
         }
         SandboxPool pool = pools.get(spec.logicalName());
         Optional<Sandbox> sandbox;
@@ -353,7 +353,7 @@ public final class ProcessLambdaService implements LambdaService {
             sandbox = pool.acquire();
         } catch (RuntimeException e) {
             LOG.warn("{}: could not start a sandbox: {}", spec.logicalName(), e.toString());
-            return new InvocationOutcome.Refused(500, "ServiceException", LambdaErrors.serviceError("ServiceException",
+            return new InvocationOutcome.Refused(500, "ServiceException", LambdaErrors.serviceError(
                     "could not start a sandbox: " + e.getMessage()));
         }
         if (sandbox.isEmpty()) {

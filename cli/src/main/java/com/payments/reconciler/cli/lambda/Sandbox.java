@@ -226,7 +226,7 @@ final class Sandbox {
         Invocation invocation = current.get();
         if (invocation != null) {
             invocation.finish(new InvocationOutcome.Refused(500, "ServiceException",
-                    LambdaErrors.serviceError("ServiceException", "the local Lambda service is shutting down")));
+                    LambdaErrors.serviceError("the local Lambda service is shutting down")));
         }
         process.destroy();
     }
