@@ -87,7 +87,8 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     private final Options options;
-    private final LocalLambdaEndpoint lambda;
+    /** In-process handlers today; a {@code ProcessLambdaService} runs them as Lambda does (same contract). */
+    private final LambdaService lambda;
     private final MotoServer moto;
     private final SimulatedProvider provider;
     /** The local tables' names: the logical names with a prefix. */
@@ -102,7 +103,7 @@ public final class LocalPipeline implements AutoCloseable {
     private String stateMachineArn;
     private String providerSecretArn;
 
-    private LocalPipeline(Options options, LocalLambdaEndpoint lambda, MotoServer moto, SimulatedProvider provider) {
+    private LocalPipeline(Options options, LambdaService lambda, MotoServer moto, SimulatedProvider provider) {
         this.options = options;
         this.lambda = lambda;
         this.moto = moto;
@@ -180,10 +181,13 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     private void registerHandlers() {
+        if (!(lambda instanceof LocalLambdaEndpoint inProcess)) {
+            return; // a process service starts each function from its deployment package itself
+        }
         HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         for (LambdaFunction function : LambdaFunction.values()) {
             boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
-            lambda.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
+            inProcess.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
         }
     }
 
@@ -212,7 +216,7 @@ public final class LocalPipeline implements AutoCloseable {
         return follow(startExecution(name, input), event -> { });
     }
 
-    /** See {@link LocalLambdaEndpoint#limitInvocationTime}. */
+    /** See {@link LambdaService#limitInvocationTime}. */
     public void limitInvocationTime(Duration limit) {
         lambda.limitInvocationTime(limit);
     }
