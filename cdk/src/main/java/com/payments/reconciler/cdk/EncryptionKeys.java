@@ -12,8 +12,8 @@ import software.constructs.Construct;
 
 /**
  * Two customer-managed keys with yearly rotation: {@link #data()} for the tables and the provider secret
- * (business records and a credential), {@link #telemetry()} for log groups, the scheduler's dead-letter
- * queue and the alarm topic (services that need a key-policy grant of their own, kept off the data key).
+ * (business records and a credential), {@link #telemetry()} for log groups, the scheduler's and StartWindow's
+ * failure queues and the alarm topic (services that need a key-policy grant of their own, kept off the data key).
  * Both are retained: deleting a key makes everything encrypted under it unreadable.
  */
 public final class EncryptionKeys extends Construct {
@@ -21,8 +21,9 @@ public final class EncryptionKeys extends Construct {
     /** What CloudWatch Logs does with a log group's key (its documented key-policy statement, without wildcards). */
     static final List<String> LOGS_KEY_ACTIONS = List.of("kms:Encrypt", "kms:Decrypt", "kms:ReEncryptFrom", "kms:ReEncryptTo",
             "kms:GenerateDataKey", "kms:GenerateDataKeyWithoutPlaintext", "kms:DescribeKey");
-    /** What CloudWatch alarms need to publish to an encrypted SNS topic. */
-    static final List<String> ALARM_PUBLISH_KEY_ACTIONS = List.of("kms:Decrypt", "kms:GenerateDataKey");
+    /** What CloudWatch alarms need to publish to an encrypted SNS topic: the statement the SNS and CloudWatch documentation give. */
+    static final List<String> ALARM_PUBLISH_KEY_ACTIONS = List.of("kms:Decrypt", "kms:GenerateDataKey*");
+    public static final String ALARM_PUBLISH_KEY_SID = "CloudWatchAlarmsPublishToTheEncryptedTopic";
 
     private final Key data;
     private final Key telemetry;
@@ -41,8 +42,9 @@ public final class EncryptionKeys extends Construct {
                 .conditions(Map.of("ArnLike", Map.of("kms:EncryptionContext:aws:logs:arn",
                         "arn:" + stack.getPartition() + ":logs:" + stack.getRegion() + ":" + stack.getAccount() + ":log-group:*")))
                 .build());
+        // Scoped to this account's alarms; which alarms may publish to which topic is the topic policy's job (AlarmTopic).
         telemetry.addToResourcePolicy(PolicyStatement.Builder.create()
-                .sid("CloudWatchAlarmsPublishToTheEncryptedTopic")
+                .sid(ALARM_PUBLISH_KEY_SID)
                 .principals(List.of(new ServicePrincipal("cloudwatch.amazonaws.com")))
                 .actions(ALARM_PUBLISH_KEY_ACTIONS)
                 .resources(List.of("*"))

@@ -5,7 +5,6 @@ import com.payments.reconciler.workflow.Metrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
 import software.amazon.awscdk.services.cloudwatch.AlarmStatusWidget;
@@ -20,14 +19,15 @@ import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
 import software.amazon.awscdk.services.logs.FilterPattern;
 import software.amazon.awscdk.services.logs.MetricFilter;
 import software.amazon.awscdk.services.sns.Topic;
-import software.amazon.awscdk.services.sns.subscriptions.EmailSubscription;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.stepfunctions.StateMachine;
 import software.constructs.Construct;
 
 /**
- * Alarms on what needs a person, and a dashboard of the nights. Every alarm fires on one occurrence (a
- * nightly job has no "rate" to smooth) and treats missing data as fine (no run, nothing wrong).
+ * Alarms on what needs a person, and a dashboard of the nights. Every alarm notifies the {@link AlarmTopic}.
+ * All but one fire on one occurrence in {@link #PERIOD} (a nightly job has no "rate" to smooth) and treat
+ * missing data as fine (nothing happened, nothing went wrong); the exception is {@link #NIGHT_NOT_STARTED},
+ * where missing data is exactly what it watches for.
  *
  * <ul>
  *   <li>executions failed, timed out, aborted: Step Functions' own metrics of this state machine;</li>
@@ -37,7 +37,12 @@ import software.constructs.Construct;
  *   as failed; its own alarm says why, which is the first question at night;</li>
  *   <li>delivery rejections: the {@link Metrics#DELIVERY_REJECTED} count DeliverCommands emits (a provider
  *   refusal is final and needs a person, though the run succeeds);</li>
- *   <li>the schedule's dead-letter queue has a message: a night did not start.</li>
+ *   <li>the schedule's dead-letter queue has a message: Scheduler could not hand the night's event to StartWindow;</li>
+ *   <li>StartWindow errors (any invocation, a retry included), and its on-failure queue has a record: Lambda
+ *   gave up on the event after its own retries ({@link StartWindowInvocation});</li>
+ *   <li>{@link #NIGHT_NOT_STARTED}: no execution of the state machine started in the last
+ *   {@link #NOT_STARTED_EVALUATION_PERIODS} hours — whatever the reason, including one no other alarm sees (the
+ *   schedule disabled or deleted, a function that returns without starting).</li>
  * </ul>
  */
 public final class Monitoring extends Construct {
@@ -47,23 +52,32 @@ public final class Monitoring extends Construct {
     static final String SUPERSEDED_PATTERN = "{ ($.type = \"FailStateEntered\") && ($.details.name = \"" + SUPERSEDED_STATE + "\") }";
     static final Duration PERIOD = Duration.minutes(5);
 
+    public static final String NIGHT_NOT_STARTED = "NightNotStarted";
+    /**
+     * Hourly buckets of {@code ExecutionsStarted}. CloudWatch caps an alarm's evaluation range (period ×
+     * evaluation periods) at one day when the period is under an hour, and at seven days from an hour up: five
+     * minutes × 288 would be exactly one day, with no room for the flexible window, a DST shift of the nominal
+     * time in UTC, or a late data point.
+     */
+    static final Duration NOT_STARTED_PERIOD = Duration.hours(1);
+    /**
+     * 25 hours: one more than a day, so a night that starts anywhere in the flexible window — or an hour later in
+     * UTC after a DST change — still keeps the alarm OK. All 25 must be breaching (no start, and missing data is
+     * breaching), so the alarm fires once the previous night's start has dropped out of the range: for a
+     * schedule at 02:00 whose previous night started in the 02:00 hour, at 04:00, two hours after the nominal
+     * time (plus CloudWatch's evaluation delay); at most about three and a quarter hours after it.
+     */
+    static final int NOT_STARTED_EVALUATION_PERIODS = 25;
+
     private final List<Alarm> alarms = new ArrayList<>();
-    private final Optional<Topic> topic;
+    private final Topic topic;
     private final Dashboard dashboard;
 
-    public Monitoring(Construct scope, String id, StackConfig config, ReconcilerWorkflow workflow,
-                      Queue deadLetterQueue, EncryptionKeys keys) {
+    public Monitoring(Construct scope, String id, StackConfig config, ReconcilerWorkflow workflow, ReconcilerFunctions functions,
+                      Queue deadLetterQueue, StartWindowInvocation startWindow, AlarmTopic alarmTopic) {
         super(scope, id);
         StateMachine stateMachine = workflow.stateMachine();
-        this.topic = config.alarmEmail().map(email -> {
-            Topic t = Topic.Builder.create(this, "AlarmTopic")
-                    .topicName(config.physicalName("alarms"))
-                    .masterKey(keys.telemetry())
-                    .enforceSsl(true)
-                    .build();
-            t.addSubscription(new EmailSubscription(email));
-            return t;
-        });
+        this.topic = alarmTopic.topic();
 
         MetricFilter.Builder.create(this, "SupersededRunsFilter")
                 .logGroup(workflow.logGroup())
@@ -79,14 +93,34 @@ public final class Monitoring extends Construct {
         MetricOptions sum = MetricOptions.builder().statistic("Sum").period(PERIOD).build();
         IMetric deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        alarm(config, "ExecutionsFailed", "A reconciler execution failed (RunFailed, LeaseHeldByAnotherRun or Superseded): "
-                + "bin/reconciler status --window W, then history; see the runbook", stateMachine.metricFailed(sum));
+        alarm(config, "ExecutionsFailed", "A reconciler execution failed (a task's error after its retries, LeaseHeldByAnotherRun or Superseded): "
+                + "bin/reconciler status --window W, then history; redrive or rerun per the runbook", stateMachine.metricFailed(sum));
         alarm(config, "ExecutionsTimedOut", "A reconciler execution timed out", stateMachine.metricTimedOut(sum));
         alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (StopExecution, by a person or a tool): rerun or redrive the window", stateMachine.metricAborted(sum));
         alarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run)", superseded);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
         alarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
                 + "start the window by hand with bin/reconciler start --window W", deadLetters);
+        IMetric startWindowErrors = functions.function(LambdaFunction.START_WINDOW).metricErrors(sum);
+        IMetric startWindowFailures = startWindow.failures().metricApproximateNumberOfMessagesVisible(
+                MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
+        alarm(config, "StartWindowErrors", "StartWindow returned an error (Lambda retries it twice): its log group names the cause; "
+                + "if the night has not started, see NightNotStarted / StartWindowFailures", startWindowErrors);
+        alarm(config, "StartWindowFailures", "Lambda gave up on a nightly StartWindow event after its retries (record in the "
+                + "start-window-failures queue): fix the cause, then bin/reconciler start --window W", startWindowFailures);
+        IMetric started = stateMachine.metricStarted(MetricOptions.builder().statistic("Sum").period(NOT_STARTED_PERIOD).build());
+        register(Alarm.Builder.create(this, NIGHT_NOT_STARTED)
+                .alarmName(config.physicalName(NIGHT_NOT_STARTED))
+                .alarmDescription("No reconciler execution started in the last " + NOT_STARTED_EVALUATION_PERIODS + " hours: tonight's "
+                        + "window did not start. bin/reconciler status --window W; then start --window W (docs/deploy.md)")
+                .metric(started)
+                .threshold(1)
+                .comparisonOperator(ComparisonOperator.LESS_THAN_THRESHOLD)
+                .evaluationPeriods(NOT_STARTED_EVALUATION_PERIODS)
+                .datapointsToAlarm(NOT_STARTED_EVALUATION_PERIODS)
+                // No execution means no data point at all: that is the case this alarm exists for.
+                .treatMissingData(TreatMissingData.BREACHING)
+                .build());
 
         this.dashboard = Dashboard.Builder.create(this, "Dashboard")
                 .dashboardName(config.physicalName("hold-release-reconciler"))
@@ -105,7 +139,8 @@ public final class Monitoring extends Construct {
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.DELIVER_COMMANDS), superseded)),
                 graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected)));
         dashboard.addWidgets(
-                graph("Starts", List.of(emitted(Metrics.DUPLICATE_STARTS_SUPPRESSED, LambdaFunction.START_WINDOW), deadLetters)));
+                graph("Starts", List.of(emitted(Metrics.DUPLICATE_STARTS_SUPPRESSED, LambdaFunction.START_WINDOW), deadLetters,
+                        startWindowErrors, startWindowFailures)));
     }
 
     /** A count a handler emits as an Embedded Metric Format line, dimension {@code Function} = its logical name. */
@@ -116,7 +151,7 @@ public final class Monitoring extends Construct {
     }
 
     private void alarm(StackConfig config, String id, String description, IMetric metric) {
-        Alarm alarm = Alarm.Builder.create(this, id)
+        register(Alarm.Builder.create(this, id)
                 .alarmName(config.physicalName(id))
                 .alarmDescription(description)
                 .metric(metric)
@@ -124,8 +159,11 @@ public final class Monitoring extends Construct {
                 .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
                 .evaluationPeriods(1)
                 .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build();
-        topic.ifPresent(t -> alarm.addAlarmAction(new SnsAction(t)));
+                .build());
+    }
+
+    private void register(Alarm alarm) {
+        alarm.addAlarmAction(new SnsAction(topic));
         alarms.add(alarm);
     }
 
@@ -137,7 +175,7 @@ public final class Monitoring extends Construct {
         return List.copyOf(alarms);
     }
 
-    public Optional<Topic> topic() {
+    public Topic topic() {
         return topic;
     }
 

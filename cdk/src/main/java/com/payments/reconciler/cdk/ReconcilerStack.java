@@ -38,6 +38,8 @@ public final class ReconcilerStack extends Stack {
     private final ReconcilerFunctions functions;
     private final ReconcilerWorkflow workflow;
     private final NightlySchedule schedule;
+    private final StartWindowInvocation startWindowInvocation;
+    private final AlarmTopic alarmTopic;
     private final Monitoring monitoring;
     private final Secret providerSecret;
 
@@ -51,7 +53,11 @@ public final class ReconcilerStack extends Stack {
         allowStartWindow(workflow);
         allowDelivery();
         this.schedule = new NightlySchedule(this, "Schedule", config, functions.alias(LambdaFunction.START_WINDOW), keys);
-        this.monitoring = new Monitoring(this, "Monitoring", config, workflow, schedule.deadLetterQueue(), keys);
+        // The schedule's target is the alias, and so is the qualifier of StartWindow's asynchronous-invocation settings.
+        this.startWindowInvocation = new StartWindowInvocation(this, "StartWindowInvocation", config, functions, keys);
+        this.alarmTopic = new AlarmTopic(this, "Alarms", config, keys);
+        this.monitoring = new Monitoring(this, "Monitoring", config, workflow, functions, schedule.deadLetterQueue(),
+                startWindowInvocation, alarmTopic);
         outputs();
     }
 
@@ -180,6 +186,14 @@ public final class ReconcilerStack extends Stack {
 
     public NightlySchedule schedule() {
         return schedule;
+    }
+
+    public StartWindowInvocation startWindowInvocation() {
+        return startWindowInvocation;
+    }
+
+    public AlarmTopic alarmTopic() {
+        return alarmTopic;
     }
 
     public Monitoring monitoring() {

@@ -9,7 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Alarms, the superseded-run metric filter, the dashboard and the (context-enabled) alarm topic. */
+/** Alarms, the superseded-run metric filter, the dashboard and the alarm topic with its policies. */
 class MonitoringTest {
 
     private final SynthesizedStack synth = SynthesizedStack.get();
@@ -17,10 +17,10 @@ class MonitoringTest {
 
     @Test
     void alarmsOnFailedTimedOutAbortedSupersededRejectedAndDeadLetters() {
-        Map<String, JsonNode> alarms = new HashMap<>();
-        template.resources("AWS::CloudWatch::Alarm").values().forEach(a -> alarms.put(a.path("Properties").path("AlarmName").asText(), a.path("Properties")));
+        Map<String, JsonNode> alarms = alarms();
         assertThat(alarms.keySet()).containsExactlyInAnyOrder("test-ExecutionsFailed", "test-ExecutionsTimedOut", "test-ExecutionsAborted",
-                "test-SupersededRuns", "test-DeliveryRejections", "test-ScheduleDeadLetters");
+                "test-SupersededRuns", "test-DeliveryRejections", "test-ScheduleDeadLetters",
+                "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted");
         JsonNode stateMachine = template.ref(synth.stack.workflow().stateMachine());
         assertMetric(alarms.get("test-ExecutionsFailed"), "AWS/States", "ExecutionsFailed", "StateMachineArn", stateMachine);
         assertMetric(alarms.get("test-ExecutionsTimedOut"), "AWS/States", "ExecutionsTimedOut", "StateMachineArn", stateMachine);
@@ -30,13 +30,92 @@ class MonitoringTest {
                 TemplateJson.parse("\"" + LambdaFunction.DELIVER_COMMANDS.logicalName() + "\""));
         assertMetric(alarms.get("test-ScheduleDeadLetters"), "AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName",
                 template.getAtt(synth.stack.schedule().deadLetterQueue(), "QueueName"));
+        assertMetric(alarms.get("test-StartWindowErrors"), "AWS/Lambda", "Errors", "FunctionName",
+                template.ref(synth.stack.functions().function(LambdaFunction.START_WINDOW)));
+        assertThat(alarms.get("test-StartWindowErrors").path("Statistic").asText()).isEqualTo("Sum");
+        assertMetric(alarms.get("test-StartWindowFailures"), "AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName",
+                template.getAtt(synth.stack.startWindowInvocation().failures(), "QueueName"));
+        alarms.remove("test-NightNotStarted");
         alarms.values().forEach(a -> {
             assertThat(a.path("Threshold").asDouble()).isEqualTo(1.0);
             assertThat(a.path("ComparisonOperator").asText()).isEqualTo("GreaterThanOrEqualToThreshold");
             assertThat(a.path("EvaluationPeriods").asInt()).isEqualTo(1);
             assertThat(a.path("TreatMissingData").asText()).isEqualTo("notBreaching");
-            assertThat(a.path("AlarmActions").path(0)).as("the e-mail topic from context").isEqualTo(template.ref(synth.stack.monitoring().topic().orElseThrow()));
+            assertThat(a.path("Period").asInt()).isEqualTo(300);
         });
+    }
+
+    /** Every alarm notifies the one topic, which exists whatever the context says. */
+    @Test
+    void everyAlarmNotifiesTheAlarmTopic() {
+        JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
+        assertThat(alarms()).hasSize(9).allSatisfy((name, a) -> {
+            assertThat(a.path("AlarmActions")).as(name).hasSize(1);
+            assertThat(a.path("AlarmActions").path(0)).as(name).isEqualTo(topic);
+        });
+    }
+
+    /**
+     * No execution started in 25 hourly periods, missing data breaching: ExecutionsStarted of this state
+     * machine is simply absent on a night that did not start. 3600 s × 25 = 90,000 s, inside CloudWatch's
+     * 7-day range for periods of an hour or more (under an hour the range is capped at one day).
+     */
+    @Test
+    void nightNotStartedFiresOnMissingStartsOfThisStateMachine() {
+        JsonNode alarm = alarms().get("test-NightNotStarted");
+        assertMetric(alarm, "AWS/States", "ExecutionsStarted", "StateMachineArn", template.ref(synth.stack.workflow().stateMachine()));
+        assertThat(alarm.path("Statistic").asText()).isEqualTo("Sum");
+        assertThat(alarm.path("Period").asInt()).isEqualTo(3600);
+        assertThat(alarm.path("EvaluationPeriods").asInt()).isEqualTo(25);
+        assertThat(alarm.path("DatapointsToAlarm").asInt()).isEqualTo(25);
+        assertThat(alarm.path("ComparisonOperator").asText()).isEqualTo("LessThanThreshold");
+        assertThat(alarm.path("Threshold").asDouble()).isEqualTo(1.0);
+        assertThat(alarm.path("TreatMissingData").asText()).isEqualTo("breaching");
+        assertThat(alarm.path("Period").asLong() * alarm.path("EvaluationPeriods").asLong())
+                .as("CloudWatch: period x evaluation periods <= 7 days for periods >= 1 h")
+                .isLessThanOrEqualTo(7 * 24 * 3600L).isGreaterThan(24 * 3600L);
+    }
+
+    /** CloudWatch (the service principal) may publish, for this account's alarms of this stack only; publishing without TLS is denied. */
+    @Test
+    void topicPolicyLetsThisAccountsAlarmsPublishOverTlsOnly() {
+        JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
+        Map<String, JsonNode> policies = template.resources("AWS::SNS::TopicPolicy");
+        assertThat(policies).hasSize(1);
+        JsonNode policy = policies.values().iterator().next().path("Properties");
+        assertThat(policy.path("Topics").path(0)).isEqualTo(topic);
+        JsonNode allow = statement(policy.path("PolicyDocument"), AlarmTopic.ALARM_PUBLISH_SID);
+        assertThat(allow.path("Effect").asText()).isEqualTo("Allow");
+        assertThat(allow.path("Principal")).isEqualTo(TemplateJson.parse("{\"Service\":\"cloudwatch.amazonaws.com\"}"));
+        assertThat(TemplateJson.strings(allow.path("Action"))).containsExactly("sns:Publish");
+        assertThat(allow.path("Resource")).isEqualTo(topic);
+        assertThat(allow.path("Condition").path("StringEquals").path("aws:SourceAccount")).isEqualTo(TemplateJson.parse("{\"Ref\":\"AWS::AccountId\"}"));
+        assertThat(allow.path("Condition").path("ArnLike").path("aws:SourceArn")).isEqualTo(TemplateJson.parse(
+                "{\"Fn::Join\":[\"\",[\"arn:\",{\"Ref\":\"AWS::Partition\"},\":cloudwatch:\",{\"Ref\":\"AWS::Region\"},\":\","
+                        + "{\"Ref\":\"AWS::AccountId\"},\":alarm:test-*\"]]}"));
+        JsonNode deny = null;
+        for (JsonNode s : policy.path("PolicyDocument").path("Statement")) {
+            if (s.path("Effect").asText().equals("Deny")) {
+                deny = s;
+            }
+        }
+        assertThat(deny).as("the deny of publishing without TLS").isNotNull();
+        assertThat(deny.path("Condition").path("Bool").path("aws:SecureTransport").asText()).isEqualTo("false");
+        assertThat(TemplateJson.strings(deny.path("Action"))).containsExactly("sns:Publish");
+    }
+
+    /** The topic is encrypted with the telemetry key, so CloudWatch needs the key too (the SNS/CloudWatch documented statement). */
+    @Test
+    void telemetryKeyLetsThisAccountsCloudWatchPublishToTheEncryptedTopic() {
+        JsonNode keyPolicy = template.resource(template.logicalId(synth.stack.keys().telemetry())).path("Properties").path("KeyPolicy");
+        JsonNode statement = statement(keyPolicy, EncryptionKeys.ALARM_PUBLISH_KEY_SID);
+        assertThat(statement.path("Effect").asText()).isEqualTo("Allow");
+        assertThat(statement.path("Principal")).isEqualTo(TemplateJson.parse("{\"Service\":\"cloudwatch.amazonaws.com\"}"));
+        assertThat(TemplateJson.strings(statement.path("Action"))).containsExactlyInAnyOrder("kms:Decrypt", "kms:GenerateDataKey*");
+        assertThat(statement.path("Resource").asText()).isEqualTo("*");
+        assertThat(statement.path("Condition")).isEqualTo(TemplateJson.parse("{\"StringEquals\":{\"aws:SourceAccount\":{\"Ref\":\"AWS::AccountId\"}}}"));
+        JsonNode topic = template.resource(template.logicalId(synth.stack.alarmTopic().topic())).path("Properties");
+        assertThat(topic.path("KmsMasterKeyId")).isEqualTo(template.getAtt(synth.stack.keys().telemetry(), "Arn"));
     }
 
     /** The Superseded Fail state is reached by Catch, after which no handler runs: the log names the state. */
@@ -64,14 +143,29 @@ class MonitoringTest {
     }
 
     @Test
-    void alarmEmailFromContextGetsAnEncryptedTopic() {
-        JsonNode topic = template.resource(template.logicalId(synth.stack.monitoring().topic().orElseThrow())).path("Properties");
+    void alarmEmailFromContextIsSubscribedToTheEncryptedTopic() {
+        JsonNode topic = template.resource(template.logicalId(synth.stack.alarmTopic().topic())).path("Properties");
         assertThat(topic.path("KmsMasterKeyId")).isEqualTo(template.getAtt(synth.stack.keys().telemetry(), "Arn"));
         JsonNode subscription = template.resources("AWS::SNS::Subscription").values().iterator().next().path("Properties");
         assertThat(subscription.path("Protocol").asText()).isEqualTo("email");
         assertThat(subscription.path("Endpoint").asText()).isEqualTo("payments-oncall@example.com");
         String topicPolicy = template.resources("AWS::SNS::TopicPolicy").values().iterator().next().toString();
         assertThat(topicPolicy).contains("aws:SecureTransport");
+    }
+
+    private Map<String, JsonNode> alarms() {
+        Map<String, JsonNode> alarms = new HashMap<>();
+        template.resources("AWS::CloudWatch::Alarm").values().forEach(a -> alarms.put(a.path("Properties").path("AlarmName").asText(), a.path("Properties")));
+        return alarms;
+    }
+
+    private static JsonNode statement(JsonNode policyDocument, String sid) {
+        for (JsonNode s : policyDocument.path("Statement")) {
+            if (s.path("Sid").asText().equals(sid)) {
+                return s;
+            }
+        }
+        throw new AssertionError("no statement " + sid + " in " + policyDocument);
     }
 
     private static void assertMetric(JsonNode alarm, String namespace, String metric, String dimension, JsonNode value) {

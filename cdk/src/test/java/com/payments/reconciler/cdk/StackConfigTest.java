@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.window.WindowConfig;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -39,7 +40,10 @@ class StackConfigTest {
         Map<String, String> context = new HashMap<>();
         cdkJson.path("context").properties().forEach(e -> context.put(e.getKey(), e.getValue().asText()));
         assertThat(context).isEqualTo(StackConfig.defaults());
-        assertThat(cdkJson.path("app").asText()).contains("-pl cdk -am").contains("-Psynth");
+        // The app is bin/cdk-app (find a JDK 25, absolute output paths), which runs the Maven synthesis.
+        assertThat(cdkJson.path("app").asText()).isEqualTo("bin/cdk-app");
+        String script = Files.readString(Path.of(System.getProperty("reconciler.repositoryRoot"), "bin", "cdk-app"));
+        assertThat(script).contains("bin/find-jdk").contains("-pl cdk -am").contains("-Psynth").contains("CDK_OUTDIR");
         assertThat(StackConfig.fromContext(context::get)).isEqualTo(StackConfig.fromContext(key -> null));
     }
 

@@ -8,7 +8,7 @@ public final class ExitCodes {
 
     /** The command did what was asked (a run: SUCCEEDED with I1–I5 true). */
     public static final int OK = 0;
-    /** A run failed, was superseded, or an invariant was violated. */
+    /** A run failed, was superseded, an invariant was violated, or a rerun or redrive was refused. */
     public static final int RUN_FAILED = 1;
     /** Bad usage or input: a flag, a window, a fault spec. Nothing was started or written. */
     public static final int BAD_INPUT = 2;

@@ -14,7 +14,7 @@ import software.amazon.awssdk.core.exception.SdkException;
         subcommands = {LocalCommand.class, StartCommand.class, RerunCommand.class, RedriveCommand.class,
                 StatusCommand.class, HistoryCommand.class, ChaosCommand.class, BenchCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success (a run: SUCCEEDED with I1-I5 true)", "1:run failed, superseded, or an invariant violated",
+        exitCodeList = {"0:success (a run: SUCCEEDED with I1-I5 true)", "1:run failed, superseded, an invariant violated, or a rerun or redrive refused",
                 "2:bad usage or input (nothing was started or written)", "3:AWS error (permissions, throttling, endpoint)"})
 public final class ReconcilerCli {
 

@@ -1,13 +1,16 @@
 package com.payments.reconciler.cli;
 
+import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Set;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,20 +19,18 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.DescribeExecutionResponse;
-import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
+import software.amazon.awssdk.services.sfn.model.ExecutionNotRedrivableException;
 import software.amazon.awssdk.services.sfn.model.RedriveExecutionResponse;
 
 /**
- * {@code redrive --execution NAME}: resume a FAILED, TIMED_OUT or ABORTED execution from its failed
- * state (same name), within Step Functions' 14 days. A superseded run is not redriven: its lease is
- * gone and another run owns the window; the command says to rerun instead.
+ * {@code redrive --execution NAME}: restart a failed, timed-out or aborted execution from the step that
+ * did not succeed, with that step's original input (and so the same lease token). Whether it may is what
+ * {@code DescribeExecution} says ({@link RedriveDecision}), never a rule of our own; a Superseded or
+ * LeaseHeldByAnotherRun run is refused because a redrive would only re-enter that Fail state.
  */
 @Command(name = "redrive", mixinStandardHelpOptions = true,
-        description = "Redrive a FAILED, TIMED_OUT or ABORTED execution from where it failed (within 14 days).")
+        description = "Redrive a failed, timed-out or aborted execution from the step that failed, when Step Functions says it is REDRIVABLE.")
 final class RedriveCommand implements Callable<Integer> {
-
-    static final Duration REDRIVE_WINDOW = Duration.ofDays(14);
-    private static final Set<ExecutionStatus> REDRIVABLE = Set.of(ExecutionStatus.FAILED, ExecutionStatus.TIMED_OUT, ExecutionStatus.ABORTED);
 
     @Spec
     CommandSpec spec;
@@ -48,22 +49,41 @@ final class RedriveCommand implements Callable<Integer> {
         DescribeExecutionResponse described = sfn.describeExecution(b -> b.executionArn(arn));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!REDRIVABLE.contains(described.status())) {
-            err.println("refused: " + name + " is " + described.status() + "; only FAILED, TIMED_OUT or ABORTED executions can be redriven");
-            return ExitCodes.BAD_INPUT;
+        if (RedriveDecision.of(name, described) instanceof RedriveDecision.Refuse refused) {
+            err.println(refused.message());
+            return refused.exitCode();
         }
-        if ("Superseded".equals(described.error())) {
-            err.println("refused: " + name + " was superseded by a newer run; its lease epoch is stale. Use `rerun --window "
-                    + name.window() + "` if the window still needs work");
-            return ExitCodes.BAD_INPUT;
+        List<String> restarting = UnsuccessfulStates.of(new ExecutionFollower(sfn).history(arn));
+        int attempt = (described.redriveCount() == null ? 0 : described.redriveCount()) + 1;
+        RedriveExecutionResponse response;
+        try {
+            response = sfn.redriveExecution(b -> b.executionArn(arn).clientToken(clientToken(arn, attempt)));
+        } catch (ExecutionNotRedrivableException raced) {
+            // Its state changed between our look and the call (another operator redrove it first, say).
+            err.println("refused: Step Functions would not redrive " + name + ": " + raced.awsErrorDetails().errorMessage()
+                    + " — `status --window " + name.window() + "` shows where it is now");
+            return ExitCodes.RUN_FAILED;
         }
-        if (described.stopDate() != null && described.stopDate().plus(REDRIVE_WINDOW).isBefore(Instant.now())) {
-            err.println("refused: " + name + " stopped more than 14 days ago; Step Functions can no longer redrive it. Use `rerun`");
-            return ExitCodes.BAD_INPUT;
-        }
-        RedriveExecutionResponse response = sfn.redriveExecution(b -> b.executionArn(arn));
-        out.println("redriven " + name + " at " + response.redriveDate());
+        out.println("redriven " + name + " (redrive " + attempt + ") at " + response.redriveDate());
+        out.println("  it had ended " + described.statusAsString() + (described.error() == null ? "" : " with " + described.error())
+                + (described.cause() == null ? "" : ": " + described.cause()));
+        out.println("  restarting: " + UnsuccessfulStates.describe(restarting)
+                + " — with their original input (the same lease epoch); steps that succeeded are not run again");
         out.println("  " + aws.consoleUrl(arn));
         return ExitCodes.OK;
+    }
+
+    /**
+     * One token per execution and redrive attempt: an operator who runs the command again, or a second
+     * operator racing the first, within Step Functions' 15-minute idempotency window gets the same redrive
+     * answered instead of a second attempt. (API limit: 64 printable characters.)
+     */
+    static String clientToken(String executionArn, int attempt) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(executionArn.getBytes(StandardCharsets.UTF_8));
+            return "redrive-" + attempt + "-" + HexFormat.of().formatHex(digest, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

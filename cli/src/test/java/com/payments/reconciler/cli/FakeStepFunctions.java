@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Recorded Step Functions answers on loopback, for what moto cannot do: {@code RedriveExecution}
- * (moto answers HTTP 500) and AWS's refusals (access denied, throttling). Each operation (the
+ * (moto answers HTTP 500), the redrive fields of {@code DescribeExecution} (moto has none) and AWS's
+ * refusals (access denied, throttling, not redrivable). Each operation (the
  * {@code X-Amz-Target} after the dot) gets a recorded status and JSON body.
  */
 final class FakeStepFunctions implements AutoCloseable {
@@ -23,6 +24,7 @@ final class FakeStepFunctions implements AutoCloseable {
     private final HttpServer server;
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     private final Map<String, Integer> calls = new ConcurrentHashMap<>();
+    private final Map<String, String> lastRequests = new ConcurrentHashMap<>();
 
     FakeStepFunctions() {
         try {
@@ -35,6 +37,7 @@ final class FakeStepFunctions implements AutoCloseable {
                 String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
                 String operation = target == null ? "" : target.substring(target.indexOf('.') + 1);
                 calls.merge(operation, 1, Integer::sum);
+                lastRequests.put(operation, new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
                 Answer answer = answers.getOrDefault(operation, new Answer(400,
                         "{\"__type\":\"UnknownOperationException\",\"message\":\"no recorded answer for " + operation + "\"}"));
                 byte[] body = answer.body().getBytes(StandardCharsets.UTF_8);
@@ -54,6 +57,11 @@ final class FakeStepFunctions implements AutoCloseable {
 
     int calls(String operation) {
         return calls.getOrDefault(operation, 0);
+    }
+
+    /** The JSON body of the last request for an operation, as the SDK sent it (null if none). */
+    String lastRequest(String operation) {
+        return lastRequests.get(operation);
     }
 
     URI uri() {

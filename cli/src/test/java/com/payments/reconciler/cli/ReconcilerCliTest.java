@@ -147,29 +147,6 @@ class ReconcilerCliTest {
     }
 
     @Test
-    void redriveAgainstARecordedResponse() {
-        try (FakeStepFunctions fake = new FakeStepFunctions()) {
-            String arn = "arn:aws:states:eu-west-1:123456789012:stateMachine:reconciler";
-            fake.answer("DescribeExecution", 200, "{\"executionArn\":\"arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01\","
-                    + "\"stateMachineArn\":\"" + arn + "\",\"name\":\"reconcile-2026-12-01\",\"status\":\"FAILED\",\"startDate\":1796176800,"
-                    + "\"stopDate\":" + (Clock.systemUTC().millis() / 1000 - 3600) + ",\"error\":\"RunFailed\"}")
-                .answer("RedriveExecution", 200, "{\"redriveDate\":" + Clock.systemUTC().millis() / 1000 + "}");
-            Result r = run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
-            assertThat(r.exit()).as(r.err()).isZero();
-            assertThat(r.out()).contains("redriven reconcile-2026-12-01");
-            assertThat(fake.calls("RedriveExecution")).isEqualTo(1);
-
-            fake.answer("DescribeExecution", 200, "{\"executionArn\":\"arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01\","
-                    + "\"stateMachineArn\":\"" + arn + "\",\"name\":\"reconcile-2026-12-01\",\"status\":\"FAILED\",\"startDate\":1796176800,"
-                    + "\"stopDate\":1796180400,\"error\":\"Superseded\"}");
-            Result superseded = run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
-            assertThat(superseded.exit()).isEqualTo(ExitCodes.BAD_INPUT);
-            assertThat(superseded.err()).contains("superseded").contains("rerun --window 2026-12-01");
-            assertThat(fake.calls("RedriveExecution")).isEqualTo(1);
-        }
-    }
-
-    @Test
     void accessDeniedAndThrottlingAreAwsErrorsWithAClearMessage() {
         try (FakeStepFunctions fake = new FakeStepFunctions()) {
             String arn = "arn:aws:states:eu-west-1:123456789012:stateMachine:reconciler";

@@ -21,6 +21,11 @@ final class Asl {
         this.root = root;
     }
 
+    /** A definition built or mutated in a test (e.g. an old failure path, to show a check can fail). */
+    static Asl of(JsonNode root) {
+        return new Asl(root);
+    }
+
     static Asl shipped() {
         try {
             return new Asl(Json.mapper().readTree(StateMachineDeployer.asl()));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.workflow.ErrorNames;
+import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Timing;
 import java.time.Duration;
@@ -91,6 +92,37 @@ class TimingBudgetTest {
         System.out.printf("in-progress retrier waits %d s in total > in-progress window %d s%n", waits,
                 LambdaFunction.DELIVER_COMMANDS.timeout().toSeconds());
         assertThat(waits).isGreaterThan(LambdaFunction.DELIVER_COMMANDS.timeout().toSeconds());
+    }
+
+    /**
+     * Issue 15.8: a rerun right after a run that failed, timed out or was aborted without handing its lease
+     * back must outwait that lease (it expires LEASE_DURATION after its last renewal, which can be up to
+     * LEASE_RENEW_INTERVAL late) before giving up as LeaseHeldByAnotherRun — whatever the jitter draws.
+     */
+    @Test
+    void aRerunOutwaitsAFullLeaseWhateverTheJitterDraws() {
+        Asl.Located acquire = asl.tasks().stream().filter(t -> Asl.functionOf(t) == LambdaFunction.ACQUIRE_LEASE).findFirst().orElseThrow();
+        JsonNode leaseHeld = Asl.list(acquire.state().path("Retry")).stream()
+                .filter(r -> Asl.names(r).contains(ErrorNames.LEASE_HELD)).findFirst().orElseThrow();
+        long guaranteed = minimumTotalWaitSeconds(leaseHeld);
+        Duration needed = Timing.LEASE_DURATION.plus(Timing.LEASE_RENEW_INTERVAL);
+        System.out.printf("LeaseHeld retrier waits at least %d s in total >= lease %d s + renew interval %d s%n", guaranteed,
+                Timing.LEASE_DURATION.toSeconds(), Timing.LEASE_RENEW_INTERVAL.toSeconds());
+        assertThat(Duration.ofSeconds(guaranteed)).as("the LeaseHeld retrier's least total wait").isGreaterThanOrEqualTo(needed);
+    }
+
+    @Test
+    void theLeastWaitOfAJitteredRetrierIsZero() {
+        JsonNode jittered = Json.mapper().createObjectNode().put("IntervalSeconds", 30).put("BackoffRate", 2)
+                .put("MaxAttempts", 4).put("MaxDelaySeconds", 240).put("JitterStrategy", "FULL");
+        assertThat(minimumTotalWaitSeconds(jittered)).as("FULL jitter draws each wait from [0, delay]").isZero();
+        assertThat(minimumTotalWaitSeconds(((com.fasterxml.jackson.databind.node.ObjectNode) jittered.deepCopy()).put("JitterStrategy", "NONE")))
+                .isEqualTo(30 + 60 + 120 + 240);
+    }
+
+    /** FULL jitter waits a uniform draw from [0, delay]; only unjittered waits are guaranteed. */
+    private static long minimumTotalWaitSeconds(JsonNode retrier) {
+        return "FULL".equals(retrier.path("JitterStrategy").asText("NONE")) ? 0 : totalWaitSeconds(retrier);
     }
 
     private static long totalWaitSeconds(JsonNode retrier) {

@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands the lease back at the end of a run (or after a failure, so a rerun need not wait for expiry)
- * and builds the run's summary. Release checks owner and epoch and keeps the record and its epoch;
+ * Hands the lease back at the end of a run and builds the run's summary. A failed run does not come
+ * here: it keeps its lease so that a redrive can renew it (docs/decisions.md, Redrive). Release checks owner and epoch and keeps the record and its epoch;
  * a lease another run has taken meanwhile is {@link LeaseLost}, which ends the run as Superseded.
  */
 public final class ReleaseLeaseHandler extends JsonHandler<ReleaseRequest, RunSummary> {

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Input of ReleaseLease: at the end of a run (with the loop's totals and each shard's delivery
- * totals) or after a failure (with the caught error, so the summary says why).
+ * Input of ReleaseLease at the end of a run: the loop's totals and each shard's delivery totals.
  *
- * @param failure the Catch's {@code {Error, Cause}}, present only on the failure path
+ * @param failure a Catch's {@code {Error, Cause}}: sent only by the definition before the redrive decision
+ *                (its ReleaseLeaseAfterFailure state); still accepted so such an execution's input parses
  */
 public record ReleaseRequest(ExecutionInput window, LeaseToken lease, ReconcileTotals reconcile,
                              List<DeliveryTotals> deliveries, Map<String, String> failure) implements LogContext {

@@ -1,6 +1,7 @@
 package com.payments.reconciler.reconcile;
 
 import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.StoreErrors;
@@ -161,7 +162,14 @@ public final class FencedWriter {
                     continue;
                 }
                 if (outcome instanceof ReleaseOutcome.Stale stale && u.redecisions() < REDECIDE_LIMIT) {
-                    Optional<Candidate> again = stillReleasable(stale.current(), cutoff);
+                    Optional<Candidate> again;
+                    try {
+                        again = stillReleasable(stale.current(), cutoff);
+                    } catch (InvalidInput malformed) {
+                        // As CandidateFinder does for the index: one unreadable item is skipped, never fails the batch.
+                        outcomes[u.position()] = new ReleaseOutcome.Malformed(u.candidate().authorisationId(), malformed.getMessage());
+                        continue;
+                    }
                     if (again.isPresent()) {
                         undecided.add(new Undecided(u.position(), again.get(), u.redecisions() + 1));
                         continue;

@@ -164,6 +164,10 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 }
                 case ReleaseOutcome.Contention contention -> throw new StoreContention(
                         "deciding " + candidate.authorisationId() + " met contention after in-function retries: " + contention.detail());
+                case ReleaseOutcome.Malformed bad -> {
+                    LOG.warn("skipped malformed authorisation {}: {}", bad.authorisationId(), bad.problem());
+                    yield totals.with(bad);
+                }
                 case ReleaseOutcome outcome -> totals.with(outcome);
             };
         }

@@ -28,6 +28,7 @@ public record ReconcileTotals(long pages, long candidates, long releaseRequested
             case ReleaseOutcome.Settled ignored -> new ReconcileTotals(pages, c, releaseRequested, skippedSettled + 1, skippedStale, alreadyCommanded, malformed, wouldRelease);
             case ReleaseOutcome.Stale ignored -> new ReconcileTotals(pages, c, releaseRequested, skippedSettled, skippedStale + 1, alreadyCommanded, malformed, wouldRelease);
             case ReleaseOutcome.AlreadyCommanded ignored -> new ReconcileTotals(pages, c, releaseRequested, skippedSettled, skippedStale, alreadyCommanded + 1, malformed, wouldRelease);
+            case ReleaseOutcome.Malformed ignored -> new ReconcileTotals(pages, c, releaseRequested, skippedSettled, skippedStale, alreadyCommanded, malformed + 1, wouldRelease);
             case ReleaseOutcome.Fenced ignored -> throw new IllegalArgumentException("a fenced outcome ends the run; it is not counted");
             case ReleaseOutcome.Contention ignored -> throw new IllegalArgumentException("contention is retried by the workflow; it is not counted");
         };

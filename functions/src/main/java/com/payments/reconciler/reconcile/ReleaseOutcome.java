@@ -27,6 +27,10 @@ public sealed interface ReleaseOutcome {
     record AlreadyCommanded(String operationId, long issuedAtEpoch) implements ReleaseOutcome {
     }
 
+    /** The authorisation changed into an item that cannot be read (re-read from a cancellation): skipped, never written. */
+    record Malformed(String authorisationId, String problem) implements ReleaseOutcome {
+    }
+
     /** Conflicts or throttling persisted through every in-function retry. */
     record Contention(String detail) implements ReleaseOutcome {
     }

@@ -5,6 +5,8 @@ import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.LeaseLost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -107,6 +109,80 @@ class LeaseStoreTest {
 
         assertThat(a2.epoch()).isEqualTo(3);
         assertThatThrownBy(() -> store.renew(a1.token(), T0.plusSeconds(63))).isInstanceOf(LeaseLost.class);
+    }
+
+    /**
+     * What a redriven task finds (docs/decisions.md, Redrive): the failed execution kept its lease, so the
+     * restarted task presents the same owner and epoch. Renewal checks those two only, never expiry: after
+     * expiry without a takeover the lease is still ours; after a takeover the epoch fences the redrive.
+     */
+    enum AfterTheFailure {
+        NOTHING_AND_THE_REDRIVE_COMES_WITHIN_THE_LEASE(Duration.ofSeconds(10), 1),
+        NOTHING_AND_THE_REDRIVE_COMES_DAYS_AFTER_EXPIRY(Duration.ofDays(3), 1),
+        A_RERUN_TOOK_OVER_AFTER_EXPIRY(Duration.ofDays(3), 2),
+        A_RERUN_TOOK_OVER_AND_HANDED_IT_BACK(Duration.ofDays(3), 2),
+        A_RERUN_TOOK_OVER_AND_ITS_LEASE_EXPIRED_TOO(Duration.ofDays(3), 2),
+        THE_FAILED_RUN_HANDED_IT_BACK_ITSELF(Duration.ofMinutes(1), 1);
+
+        final Duration redriveAfter;
+        final long currentEpoch;
+
+        AfterTheFailure(Duration redriveAfter, long currentEpoch) {
+            this.redriveAfter = redriveAfter;
+            this.currentEpoch = currentEpoch;
+        }
+
+        void happen(LeaseStore store, LeaseToken failed) {
+            Instant afterExpiry = T0.plus(DURATION).plusSeconds(1);
+            switch (this) {
+                case A_RERUN_TOOK_OVER_AFTER_EXPIRY, A_RERUN_TOOK_OVER_AND_ITS_LEASE_EXPIRED_TOO ->
+                        assertThat(store.acquire("job", "rerun-1/b", afterExpiry)).isInstanceOf(AcquireResult.Acquired.class);
+                case A_RERUN_TOOK_OVER_AND_HANDED_IT_BACK -> {
+                    Lease rerun = ((AcquireResult.Acquired) store.acquire("job", "rerun-1/b", afterExpiry)).lease();
+                    store.release(rerun.token(), afterExpiry.plusSeconds(5));
+                }
+                // The failure path before the redrive decision: ReleaseLeaseAfterFailure removed the owner.
+                case THE_FAILED_RUN_HANDED_IT_BACK_ITSELF -> store.release(failed, T0.plusSeconds(5));
+                default -> {
+                }
+            }
+        }
+
+        boolean renewalSucceeds() {
+            return this == NOTHING_AND_THE_REDRIVE_COMES_WITHIN_THE_LEASE || this == NOTHING_AND_THE_REDRIVE_COMES_DAYS_AFTER_EXPIRY;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AfterTheFailure.class)
+    void aRedrivenTaskRenewsWithTheSameOwnerAndEpochUnlessTheLeaseWasTakenOverOrHandedBack(AfterTheFailure after, LocalDynamo.Engine engine) {
+        LeaseStore store = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+        LeaseToken failed = ((AcquireResult.Acquired) store.acquire("job", "reconcile-2026-12-01/a", T0)).lease().token();
+        after.happen(store, failed);
+        Instant redrive = T0.plus(after.redriveAfter);
+
+        if (after.renewalSucceeds()) {
+            Lease renewed = store.renew(failed, redrive);
+            assertThat(renewed).isEqualTo(new Lease("job", failed.ownerId(), 1, redrive.plus(DURATION)));
+            // Renewed, it is held again: a rerun arriving now waits instead of taking over.
+            assertThat(store.acquire("job", "rerun-1/c", redrive.plusSeconds(1))).isInstanceOf(AcquireResult.Held.class);
+        } else {
+            assertThatThrownBy(() -> store.renew(failed, redrive)).isInstanceOf(LeaseLost.class)
+                    .hasMessageContaining("newer epoch " + after.currentEpoch);
+        }
+        assertThat(leaseItem(engine).get(Leases.EPOCH).n()).as("I5: the epoch never goes back").isEqualTo(Long.toString(after.currentEpoch));
+    }
+
+    @Test
+    void aRedrivenAcquireLeaseWithTheMintedOwnerIdGetsBackTheEpochItAlreadyHeldEvenAfterExpiry(LocalDynamo.Engine engine) {
+        LeaseStore store = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+        store.acquire("job", "reconcile-2026-12-01/a", T0);
+
+        // The restarted AcquireLease has MintOwnerId's output as its input: the same owner id, no second bump.
+        AcquireResult again = store.acquire("job", "reconcile-2026-12-01/a", T0.plus(Duration.ofDays(2)));
+
+        assertThat(again).isEqualTo(new AcquireResult.Acquired(new Lease("job", "reconcile-2026-12-01/a", 1, T0.plus(DURATION)), true));
+        assertThat(store.renew(((AcquireResult.Acquired) again).lease().token(), T0.plus(Duration.ofDays(2))).epoch()).isEqualTo(1);
     }
 
     private static Map<String, AttributeValue> leaseItem(LocalDynamo.Engine engine) {

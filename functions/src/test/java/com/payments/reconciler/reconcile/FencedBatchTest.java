@@ -192,6 +192,29 @@ class FencedBatchTest {
         assertThat(engine.writes().getLast().seq()).isEqualTo(before);
     }
 
+    /** Issue 15.6: a stale item re-read from the cancellation is malformed; it is skipped by id, the rest commit. */
+    @Test
+    void aMalformedAuthorisationReReadDuringABatchIsSkippedAndTheRestCommit() {
+        Worker a = leader("worker-A", engine.client());
+        List<Candidate> batch = authorise("auth", 3, a);
+        // A newer version, still AUTHORISED and due, but with its currency garbled by whoever wrote it.
+        engine.client().updateItem(b -> b.tableName(engine.tables().authorisations())
+                .key(Map.of(Authorisations.AUTHORISATION_ID, s("auth-01")))
+                .updateExpression("SET version = :two, #currency = :garbled")
+                .expressionAttributeNames(Map.of("#currency", Authorisations.CURRENCY))
+                .expressionAttributeValues(Map.of(":two", n(2), ":garbled", s("euro"))));
+
+        List<ReleaseOutcome> outcomes = a.releaseAll(batch, CUTOFF);
+
+        assertThat(outcomes.get(0)).isEqualTo(new ReleaseOutcome.Committed(batch.get(0).operationId(), false));
+        assertThat(outcomes.get(1)).isInstanceOfSatisfying(ReleaseOutcome.Malformed.class, m -> {
+            assertThat(m.authorisationId()).isEqualTo("auth-01");
+            assertThat(m.problem()).contains(Authorisations.CURRENCY);
+        });
+        assertThat(outcomes.get(2)).isEqualTo(new ReleaseOutcome.Committed(batch.get(2).operationId(), false));
+        assertThat(ingestion.authorisation("auth-01").get(Authorisations.STATE).s()).isEqualTo(Authorisations.STATE_AUTHORISED);
+    }
+
     private Worker leader(String name, DynamoDbClient client) {
         Worker worker = new Worker(name, client, engine.tables(), clock, LEASE, 1, FencedWriter.Fence.LEASE_CHECKED);
         assertThat(worker.acquire()).isInstanceOf(AcquireResult.Acquired.class);

@@ -195,7 +195,13 @@ public final class AwsCallRecorder implements AutoCloseable {
         }
         long n = seq.incrementAndGet();
         if (mode == Mode.ENFORCE) {
-            Optional<String> denial = authorizer.denial(caller, authorizes, unmapped);
+            Optional<String> denial;
+            try {
+                denial = authorizer.denial(caller, authorizes, unmapped);
+            } catch (RuntimeException e) {
+                // Fail closed, and answer: a gate that cannot decide (an unresolvable template) must not look like a network fault.
+                denial = Optional.of("The local authorizer could not decide: " + e.getMessage());
+            }
             if (denial.isPresent()) {
                 byte[] answer = JSON.createObjectNode().put("__type", "com.amazon.coral.service#AccessDeniedException")
                         .put("message", denial.get()).toString().getBytes(StandardCharsets.UTF_8);

@@ -17,6 +17,7 @@ import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
@@ -25,6 +26,7 @@ import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Timing;
@@ -281,6 +283,10 @@ public final class ChaosCampaign {
                 if (waited > 0) {
                     trace.add("operator waits " + waited + " ms for the in-progress window of a delivery left INPROGRESS");
                 }
+                Duration leaseWait = awaitLeaseExpiry(pipeline, clock);
+                if (!leaseWait.isZero()) {
+                    trace.add("operator waits " + leaseWait.toSeconds() + " s (clock advanced) for the failed run's lease to expire");
+                }
                 StartResult again = starter.startRerun(window, input, false);
                 ExecutionFollower.Followed f = follow(pipeline, again.executionArn(), trace);
                 followed.add(f);
@@ -431,6 +437,25 @@ public final class ChaosCampaign {
             Thread.sleep(wait + 100);
         }
         return Math.max(0, wait);
+    }
+
+    /**
+     * A failed run keeps its lease (so that a redrive can renew it: docs/decisions.md, Redrive); the runbook's
+     * rerun waits until it has expired, or AcquireLease's bounded wait may end LeaseHeldByAnotherRun.
+     */
+    private static Duration awaitLeaseExpiry(LocalPipeline pipeline, ShiftableClock clock) {
+        Map<String, AttributeValue> lease = pipeline.dynamo().getItem(b -> b.tableName(pipeline.tables().leases()).consistentRead(true)
+                .key(Map.of(Leases.LEASE_NAME, AttributeValue.fromS(EnvVars.DEFAULT_LEASE_NAME)))).item();
+        if (lease == null || !lease.containsKey(Leases.OWNER)) {
+            return Duration.ZERO;
+        }
+        long remaining = Attr.numberOr(lease, Leases.EXPIRES_AT, 0) - clock.millis();
+        if (remaining < 0) {
+            return Duration.ZERO;
+        }
+        Duration wait = Duration.ofMillis(remaining).plusSeconds(1);
+        clock.advance(wait);
+        return wait;
     }
 
     private static boolean awaitPausedOrClosed(LocalPipeline pipeline, WritePause pause, String executionArn) throws InterruptedException {

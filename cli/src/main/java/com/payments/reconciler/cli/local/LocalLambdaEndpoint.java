@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@code X-Amz-Function-Error: Unhandled} and {@code errorType = getClass().getName()} (as
  * {@code UserFault.makeUserFault} does), a service error is a 5xx/429 with {@code x-amzn-ErrorType}.
  */
-public final class LocalLambdaEndpoint implements AutoCloseable {
+public final class LocalLambdaEndpoint implements LambdaService {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalLambdaEndpoint.class);
     private static final String PATH = "/2015-03-31/functions/";
@@ -72,10 +72,12 @@ public final class LocalLambdaEndpoint implements AutoCloseable {
      * a shorter-lived function, e.g. so Powertools' in-progress window (the invocation's remaining time)
      * passes in seconds in the chaos campaign. Null: the deployed timeout.
      */
+    @Override
     public void limitInvocationTime(Duration limit) {
         invocationTimeLimit.set(limit);
     }
 
+    @Override
     public URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
@@ -84,17 +86,20 @@ public final class LocalLambdaEndpoint implements AutoCloseable {
         handlers.put(function, handler);
     }
 
+    @Override
     public void hook(InvocationHook newHook) {
         hook.set(newHook == null ? InvocationHook.NONE : newHook);
     }
 
     /** Invocations so far per function (the Lambda requests a window cost). */
+    @Override
     public Map<LambdaFunction, Integer> invocationCounts() {
         Map<LambdaFunction, Integer> counts = new EnumMap<>(LambdaFunction.class);
         invocations.forEach((f, n) -> counts.put(f, n.get()));
         return counts;
     }
 
+    @Override
     public void resetCounts() {
         invocations.values().forEach(n -> n.set(0));
     }

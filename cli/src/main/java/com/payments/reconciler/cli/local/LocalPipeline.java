@@ -108,7 +108,8 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     private final Options options;
-    private final LocalLambdaEndpoint lambda;
+    /** In-process handlers today; a {@code ProcessLambdaService} runs them as Lambda does (same contract). */
+    private final LambdaService lambda;
     private final MotoServer moto;
     private final SimulatedProvider provider;
     /** The local tables' names: the logical names with a prefix. */
@@ -123,7 +124,7 @@ public final class LocalPipeline implements AutoCloseable {
     private String stateMachineArn;
     private String providerSecretArn;
 
-    private LocalPipeline(Options options, LocalLambdaEndpoint lambda, MotoServer moto, SimulatedProvider provider) {
+    private LocalPipeline(Options options, LambdaService lambda, MotoServer moto, SimulatedProvider provider) {
         this.options = options;
         this.lambda = lambda;
         this.moto = moto;
@@ -220,10 +221,13 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     private void registerHandlers() {
+        if (!(lambda instanceof LocalLambdaEndpoint inProcess)) {
+            return; // a process service starts each function from its deployment package itself
+        }
         for (LambdaFunction function : LambdaFunction.values()) {
             HandlerEnvironment env = handlerEnvironment(function);
             boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
-            lambda.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
+            inProcess.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
         }
     }
 
@@ -252,7 +256,7 @@ public final class LocalPipeline implements AutoCloseable {
         return follow(startExecution(name, input), event -> { });
     }
 
-    /** See {@link LocalLambdaEndpoint#limitInvocationTime}. */
+    /** See {@link LambdaService#limitInvocationTime}. */
     public void limitInvocationTime(Duration limit) {
         lambda.limitInvocationTime(limit);
     }

@@ -49,6 +49,13 @@ class LeastPrivilegeNightTest {
                     "DynamoDB calls KMS with the caller's permissions (kms:ViaService dynamodb); moto encrypts nothing"),
             new LeastPrivilegeProof.Allowance("kms:Decrypt", Optional.of("DecryptProviderApiKey"),
                     "Secrets Manager decrypts the secret with the caller's permissions (kms:ViaService secretsmanager); moto does not"),
+            new LeastPrivilegeProof.Allowance("sqs:SendMessage", Optional.of("SendToFailureQueue"),
+                    "failure path: Lambda's asynchronous invocation sends StartWindow's event to its on-failure queue with the "
+                            + "function's role once its retries are spent; the handler never calls SQS, and a night's start succeeds"),
+            new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("FailureQueueKey"),
+                    "SQS encrypts the failed event with the sender's permissions (kms:ViaService sqs), on the failure path above"),
+            new LeastPrivilegeProof.Allowance("kms:Decrypt", Optional.of("FailureQueueKey"),
+                    "SQS calls KMS with the sender's permissions (kms:ViaService sqs), on the failure path above"),
             new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("IdempotencyTable"),
                     "failure path: Powertools reads its record only when its conditional put finds one (a delivery retried "
                             + "after its record was written); a clean night writes each record once"),

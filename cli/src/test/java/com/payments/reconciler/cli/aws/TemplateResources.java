@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * A local resource map for the template's resources that function roles and environments name, as the
- * in-process pipeline creates them: its tables (by schema), its state machine, a secret created in moto,
- * and for roles, log groups and keys (which moto does not need) ARNs of the local account. Until the
+ * in-process pipeline creates them: its tables (by schema), its state machine, its secret in moto, and for
+ * roles, log groups, queues and keys (which the local night does not create) ARNs of the local account. Until the
  * integrator creates resources from the template itself, this is what the template is resolved against.
  */
 final class TemplateResources {
@@ -34,6 +34,11 @@ final class TemplateResources {
         template.resources("AWS::Logs::LogGroup").forEach((id, g) -> {
             String name = g.path("Properties").path("LogGroupName").asText(id);
             map.put(id, LocalResources.Resource.of(name, "arn:aws:logs" + arnPrefix + "log-group:" + name + ":*"));
+        });
+        template.resources("AWS::SQS::Queue").forEach((id, q) -> {
+            String name = q.path("Properties").path("QueueName").asText(id);
+            map.put(id, new LocalResources.Resource("https://sqs." + region + ".amazonaws.com/" + account + "/" + name,
+                    Map.of("Arn", "arn:aws:sqs" + arnPrefix + name, "QueueName", name)));
         });
         template.resources("AWS::KMS::Key").forEach((id, k) -> map.put(id, LocalResources.Resource.of(id, "arn:aws:kms" + arnPrefix + "key/" + id)));
         return LocalResources.of(map, region, account);

@@ -1,0 +1,69 @@
+package com.payments.reconciler.cli.lambda;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The class path entries of a function's code (the deployment package): the functions module's shaded
+ * jar for the real handlers, or e.g. test classes plus that jar for test handlers.
+ */
+public record FunctionCode(List<Path> classpath) {
+
+    public FunctionCode {
+        classpath = List.copyOf(classpath);
+        if (classpath.isEmpty()) {
+            throw new IllegalArgumentException("a function's code needs at least one class path entry");
+        }
+        for (Path entry : classpath) {
+            if (!Files.exists(entry)) {
+                throw new IllegalArgumentException("function code " + entry + " does not exist (build the functions module's "
+                        + "-lambda.jar first: mvn -B -pl functions -am package -DskipTests)");
+            }
+        }
+    }
+
+    /** The jar the CDK stack uploads: {@code functions/target/functions-*-lambda.jar}. */
+    public static FunctionCode shadedJar(Path jar) {
+        return new FunctionCode(List.of(jar.toAbsolutePath().normalize()));
+    }
+
+    /**
+     * The jars of Lambda's Java runtime (what Lambda puts on the class path from {@code /var/runtime/lib}):
+     * the Runtime Interface Client, its serialization library, {@code aws-lambda-java-core}, and the SDK's
+     * {@code utils-lite} the client declares. Found from the code source of one class of each on this JVM's
+     * class path, so nothing machine-specific is written down; run from the CLI's shaded jar they are all
+     * that one jar.
+     */
+    public static List<Path> runtimeClientJars() {
+        Set<Path> jars = new LinkedHashSet<>();
+        for (String className : List.of(
+                "com.amazonaws.services.lambda.runtime.api.client.AWSLambda",
+                "com.amazonaws.services.lambda.runtime.serialization.util.ReflectUtil",
+                "com.amazonaws.services.lambda.runtime.Context",
+                "software.amazon.awssdk.utilslite.SdkInternalThreadLocal")) {
+            jars.add(codeSourceOf(className));
+        }
+        return List.copyOf(jars);
+    }
+
+    static Path codeSourceOf(String className) {
+        try {
+            Class<?> type = Class.forName(className, false, FunctionCode.class.getClassLoader());
+            CodeSource source = type.getProtectionDomain().getCodeSource();
+            if (source == null || source.getLocation() == null) {
+                throw new IllegalStateException("cannot tell which jar " + className + " came from");
+            }
+            return Path.of(source.getLocation().toURI()).toAbsolutePath().normalize();
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(className + " is not on the class path: the cli module depends on "
+                    + "aws-lambda-java-runtime-interface-client and aws-lambda-java-serialization", e);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("odd code source for " + className, e);
+        }
+    }
+}
