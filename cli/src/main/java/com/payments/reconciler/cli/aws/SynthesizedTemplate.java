@@ -101,8 +101,8 @@ public final class SynthesizedTemplate {
     }
 
     /** The five functions, each matched to its {@link LambdaFunction} by its Handler string. */
-    public List<FunctionSpec> functions() {
-        List<FunctionSpec> specs = new ArrayList<>();
+    public List<TemplateFunction> functions() {
+        List<TemplateFunction> specs = new ArrayList<>();
         resources("AWS::Lambda::Function").forEach((id, fn) -> {
             JsonNode p = fn.path("Properties");
             String handler = p.path("Handler").asText();
@@ -110,13 +110,13 @@ public final class SynthesizedTemplate {
                     .orElseThrow(() -> new IllegalStateException(id + ": handler " + handler + " is none of LambdaFunction's"));
             Map<String, JsonNode> env = new LinkedHashMap<>();
             p.path("Environment").path("Variables").properties().forEach(e -> env.put(e.getKey(), e.getValue()));
-            specs.add(new FunctionSpec(id, function, handler, p.path("MemorySize").asInt(), p.path("Timeout").asInt(),
+            specs.add(new TemplateFunction(id, function, handler, p.path("MemorySize").asInt(), p.path("Timeout").asInt(),
                     env, roleOf(id, p.path("Role"))));
         });
         return specs;
     }
 
-    public FunctionSpec function(LambdaFunction function) {
+    public TemplateFunction function(LambdaFunction function) {
         return functions().stream().filter(f -> f.function() == function).findFirst()
                 .orElseThrow(() -> new IllegalStateException(name + " has no function with handler " + function.handler()));
     }
@@ -203,9 +203,9 @@ public final class SynthesizedTemplate {
      * @param environment Environment.Variables, unresolved (see {@link #environment(IntrinsicResolver)})
      * @param roleLogicalId the logical id of its execution role
      */
-    public record FunctionSpec(String logicalId, LambdaFunction function, String handler, int memorySize, int timeoutSeconds,
+    public record TemplateFunction(String logicalId, LambdaFunction function, String handler, int memorySize, int timeoutSeconds,
                                Map<String, JsonNode> environment, String roleLogicalId) {
-        public FunctionSpec {
+        public TemplateFunction {
             environment = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(environment));
         }
 

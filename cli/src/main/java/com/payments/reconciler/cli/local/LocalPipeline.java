@@ -2,6 +2,8 @@ package com.payments.reconciler.cli.local;
 
 import com.payments.reconciler.testing.LocalAwsClients;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.payments.reconciler.cli.aws.AwsCallRecorder;
+import com.payments.reconciler.cli.aws.SynthesizedTemplate;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.local.provider.ProviderFaults;
@@ -47,10 +49,11 @@ public final class LocalPipeline implements AutoCloseable {
      * @param env extra handler environment (e.g. the window configuration StartWindow reads)
      * @param awsEndpoints where each handler's AWS calls go (the engines, or a recorder in front of them)
      * @param stateMachineName the local state machine's name (a template's, when its policies name its executions)
+     * @param hosting how the functions run: handler classes in this JVM, or the synthesised stack's functions in sandboxes
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
                           ProviderFaults providerFaults, Map<String, String> env, FencedWriter.Fence decisionFence,
-                          AwsEndpoints awsEndpoints, String stateMachineName) {
+                          AwsEndpoints awsEndpoints, String stateMachineName, Hosting hosting) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
@@ -59,7 +62,7 @@ public final class LocalPipeline implements AutoCloseable {
         public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
                        ProviderFaults providerFaults, Map<String, String> env) {
             this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED, AwsEndpoints.DIRECT,
-                    StateMachineDeployer.STATE_MACHINE_NAME);
+                    StateMachineDeployer.STATE_MACHINE_NAME, Hosting.IN_PROCESS);
         }
 
         public static Options defaults(Path workDir, Clock clock) {
@@ -67,35 +70,72 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         public Options withFastRetries() {
-            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName);
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName, hosting);
         }
 
         public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
-            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName);
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName, hosting);
         }
 
         public Options withProviderFaults(ProviderFaults faults) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence, awsEndpoints, stateMachineName);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence, awsEndpoints, stateMachineName, hosting);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> merged = new HashMap<>(env);
             merged.putAll(more);
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence, awsEndpoints, stateMachineName);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence, awsEndpoints, stateMachineName, hosting);
         }
 
         /** The chaos campaign's negative control: decisions without the lease check. */
         public Options withDecisionFence(FencedWriter.Fence fence) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence, awsEndpoints, stateMachineName);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence, awsEndpoints, stateMachineName, hosting);
+        }
+
+        /** The synthesised stack's functions in Lambda sandboxes, behind the enforcing front door (see {@link TemplateHosting}). */
+        public Options withHosting(Hosting value) {
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName, value);
         }
 
         public Options withStateMachineName(String name) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, name);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, name, hosting);
         }
 
         /** Each handler's AWS calls go where {@code endpoints} says (e.g. its own front door of an AwsCallRecorder). */
         public Options withAwsEndpoints(AwsEndpoints endpoints) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, endpoints, stateMachineName);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, endpoints, stateMachineName, hosting);
+        }
+    }
+
+    /**
+     * How the functions run. {@link #IN_PROCESS}: the handler classes in this JVM, built with the harness's clients
+     * (fault interceptors, a shiftable clock): chaos, bench and scenarios that pause a worker. {@link Sandboxes}: each
+     * function of the synthesised template in JVM sandboxes of its own, started by Lambda's Runtime Interface Client
+     * from the deployment package with container credentials, its AWS calls gated by its role (the default of
+     * {@code bin/reconciler local}).
+     */
+    public sealed interface Hosting permits InProcess, Sandboxes {
+        Hosting IN_PROCESS = new InProcess();
+
+        /** What the report calls it. */
+        String label();
+
+        static Hosting sandboxes() {
+            return new Sandboxes(SynthesizedTemplate.load());
+        }
+    }
+
+    public record InProcess() implements Hosting {
+        @Override
+        public String label() {
+            return "in-process";
+        }
+    }
+
+    public record Sandboxes(SynthesizedTemplate template) implements Hosting {
+        @Override
+        public String label() {
+            return "lambda-sandboxes";
         }
     }
 
@@ -115,7 +155,9 @@ public final class LocalPipeline implements AutoCloseable {
     /** The local tables' names: the logical names with a prefix. */
     public static final TableNames TABLES = TableNames.withPrefix("local-");
     static final String PROVIDER_SECRET_NAME = "local-provider-api-key";
-    private final TableNames tables = TABLES;
+    private final TableNames tables;
+    /** Present when the functions run in sandboxes from the template. */
+    private final Optional<TemplateHosting> sandboxes;
     private final AwsClients handlerAws;
     private final AwsClients operatorAws;
     private final DynamoDbClient dynamo;
@@ -124,9 +166,12 @@ public final class LocalPipeline implements AutoCloseable {
     private String stateMachineArn;
     private String providerSecretArn;
 
-    private LocalPipeline(Options options, LambdaService lambda, MotoServer moto, SimulatedProvider provider) {
+    private LocalPipeline(Options options, LambdaService lambda, MotoServer moto, SimulatedProvider provider,
+                          Optional<TemplateHosting> sandboxes) {
         this.options = options;
         this.lambda = lambda;
+        this.sandboxes = sandboxes;
+        this.tables = sandboxes.map(TemplateHosting::tables).orElse(TABLES);
         this.moto = moto;
         this.provider = provider;
         this.handlerAws = new LocalAwsClients(moto.endpoint(), options.dynamoInterceptors());
@@ -138,23 +183,26 @@ public final class LocalPipeline implements AutoCloseable {
 
     public static LocalPipeline start(Options options) {
         MotoServer.requireMoto();
-        LocalLambdaEndpoint lambda = LocalLambdaEndpoint.start();
+        Optional<TemplateHosting> sandboxes = options.hosting() instanceof Sandboxes(SynthesizedTemplate template)
+                ? Optional.of(TemplateHosting.start(options.workDir(), template)) : Optional.empty();
+        LambdaService lambda = sandboxes.<LambdaService>map(TemplateHosting::lambda).orElseGet(LocalLambdaEndpoint::start);
         MotoServer moto;
         SimulatedProvider provider;
         try {
             moto = MotoServer.start(options.workDir(), Optional.of(lambda.uri()));
         } catch (RuntimeException e) {
-            lambda.close();
+            sandboxes.ifPresentOrElse(TemplateHosting::close, lambda::close);
             throw e;
         }
         try {
+            sandboxes.ifPresent(s -> s.openFrontDoor(moto.endpoint()));
             provider = SimulatedProvider.builder().faults(options.providerFaults()).start();
         } catch (RuntimeException e) {
             moto.close();
-            lambda.close();
+            sandboxes.ifPresentOrElse(TemplateHosting::close, lambda::close);
             throw e;
         }
-        LocalPipeline pipeline = new LocalPipeline(options, lambda, moto, provider);
+        LocalPipeline pipeline = new LocalPipeline(options, lambda, moto, provider, sandboxes);
         try {
             pipeline.provision();
             pipeline.registerHandlers();
@@ -167,14 +215,15 @@ public final class LocalPipeline implements AutoCloseable {
 
     private void provision() {
         new TableCreator(dynamo).createAll(tables);
-        stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), options.stateMachineName());
-        providerSecretArn = putProviderSecret();
+        String machineName = sandboxes.map(TemplateHosting::stateMachineName).orElse(options.stateMachineName());
+        stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), machineName);
+        providerSecretArn = putProviderSecret(sandboxes.map(TemplateHosting::providerSecretName).orElse(PROVIDER_SECRET_NAME));
     }
 
     /** The simulated provider's key where the deployed function reads it: a Secrets Manager secret. */
-    private String putProviderSecret() {
+    private String putProviderSecret(String name) {
         try (SecretsManagerClient secrets = operatorAws.secrets()) {
-            return secrets.createSecret(b -> b.name(PROVIDER_SECRET_NAME)
+            return secrets.createSecret(b -> b.name(name)
                     .secretString("{\"apiKey\":\"" + provider.apiKey() + "\"}")).arn();
         }
     }
@@ -221,9 +270,11 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     private void registerHandlers() {
-        if (!(lambda instanceof LocalLambdaEndpoint inProcess)) {
-            return; // a process service starts each function from its deployment package itself
+        if (sandboxes.isPresent()) {
+            sandboxes.get().deploy(tables, stateMachineArn, providerSecretArn, provider.baseUrl(), options.env());
+            return;
         }
+        LocalLambdaEndpoint inProcess = (LocalLambdaEndpoint) lambda;
         for (LambdaFunction function : LambdaFunction.values()) {
             HandlerEnvironment env = handlerEnvironment(function);
             boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
@@ -307,6 +358,21 @@ public final class LocalPipeline implements AutoCloseable {
         return lambda.uri();
     }
 
+    /** How the functions run, as the report names it. */
+    public String hostingLabel() {
+        return options.hosting().label();
+    }
+
+    /** The front door the sandboxes' AWS calls go through (sandbox hosting only). */
+    public Optional<AwsCallRecorder> awsCalls() {
+        return sandboxes.map(TemplateHosting::recorder);
+    }
+
+    /** The least-privilege proof the front door enforces, and how it tells the callers apart (sandbox hosting only). */
+    public Optional<TemplateHosting> sandboxes() {
+        return sandboxes;
+    }
+
     @Override
     public void close() {
         try {
@@ -315,7 +381,7 @@ public final class LocalPipeline implements AutoCloseable {
             try {
                 moto.close();
             } finally {
-                lambda.close();
+                sandboxes.ifPresentOrElse(TemplateHosting::close, lambda::close);
             }
         }
     }

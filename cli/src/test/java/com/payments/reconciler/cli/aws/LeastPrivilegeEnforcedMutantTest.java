@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.workflow.LambdaFunction;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
@@ -38,7 +37,7 @@ class LeastPrivilegeEnforcedMutantTest {
 
             assertThat(night.run().status()).isNotEqualTo(ExecutionStatus.SUCCEEDED);
             assertThat(night.calls()).filteredOn(RecordedCall::deniedByRecorder).isNotEmpty().allSatisfy(call -> {
-                assertThat(call.accessKeyId()).contains(LocalPipeline.accessKeyIdOf(LambdaFunction.RECONCILE_PAGE));
+                assertThat(call.accessKeyId().flatMap(key -> local.attribution.functionOf(call.caller()))).contains(LambdaFunction.RECONCILE_PAGE.logicalName());
                 assertThat(call.operation()).contains("dynamodb:TransactWriteItems");
                 assertThat(call.errorType()).contains("AccessDeniedException");
             });

@@ -2,7 +2,6 @@ package com.payments.reconciler.cli.aws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.workflow.LambdaFunction;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +16,9 @@ import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
  * Least privilege proven by behaviour: a real local night (the schedule event delivered twice, the shipped
- * ASL run by moto, the real handlers) with every handler's AWS calls going through the {@link AwsCallRecorder},
- * each function signing with its own access key id ({@link LocalPipeline#accessKeyIdOf}; the process-based
- * Lambda service will hand out its own, with the same {@code accessKeyId → function} lookup), then every
+ * ASL run by moto, each function of the synthesised template in Lambda sandboxes from the deployment package)
+ * with every AWS call going through the {@link AwsCallRecorder}, each function signing with the container
+ * credentials of its own sandboxes (one access key id per function), then every
  * recorded call evaluated against that function's role in the synthesised template: all allowed, and every
  * allowed action exercised or listed below with its reason. The recorder also enforces the same evaluation
  * (a call the role does not allow is answered AccessDeniedException and never reaches moto), so the night's
@@ -74,7 +73,7 @@ class LeastPrivilegeNightTest {
         proof = local.proof;
         night = local.run(60, 7);
         calls = night.calls();
-        report = proof.check(calls, EnforcedNight.ATTRIBUTION, NOT_EXERCISED_BY_A_NIGHT);
+        report = proof.check(calls, local.attribution, NOT_EXERCISED_BY_A_NIGHT);
         System.out.println(summary());
     }
 
@@ -97,7 +96,7 @@ class LeastPrivilegeNightTest {
         assertThat(report.unattributed()).isEmpty();
         assertThat(report.unmapped()).isEmpty();
         assertThat(calls.stream().map(c -> c.accessKeyId().orElse("unsigned")).distinct())
-                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(EnforcedNight.FUNCTION_BY_ACCESS_KEY_ID.keySet());
+                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(local.functionByAccessKeyId().keySet());
     }
 
     @Test

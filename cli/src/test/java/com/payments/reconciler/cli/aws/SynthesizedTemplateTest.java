@@ -27,10 +27,10 @@ class SynthesizedTemplateTest {
 
     @Test
     void listsTheFiveFunctionsWithTheirHandlerMemoryTimeoutAndRole() {
-        assertThat(template.functions()).extracting(SynthesizedTemplate.FunctionSpec::function)
+        assertThat(template.functions()).extracting(SynthesizedTemplate.TemplateFunction::function)
                 .containsExactlyInAnyOrder(LambdaFunction.values());
         for (LambdaFunction function : LambdaFunction.values()) {
-            SynthesizedTemplate.FunctionSpec spec = template.function(function);
+            SynthesizedTemplate.TemplateFunction spec = template.function(function);
             assertThat(spec.handler()).isEqualTo(function.handler());
             assertThat(spec.memorySize()).isEqualTo(function.memoryMb());
             assertThat(spec.timeoutSeconds()).isEqualTo(function.timeout().toSeconds());

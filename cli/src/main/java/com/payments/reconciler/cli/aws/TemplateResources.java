@@ -13,12 +13,12 @@ import java.util.Map;
  * roles, log groups, queues and keys (which the local night does not create) ARNs of the local account. Until the
  * integrator creates resources from the template itself, this is what the template is resolved against.
  */
-final class TemplateResources {
+public final class TemplateResources {
 
     private TemplateResources() {
     }
 
-    static LocalResources of(SynthesizedTemplate template, TableNames tables, String stateMachineArn, String secretArn,
+    public static LocalResources of(SynthesizedTemplate template, TableNames tables, String stateMachineArn, String secretArn,
                              String region, String account) {
         Map<String, LocalResources.Resource> map = new LinkedHashMap<>();
         String arnPrefix = ":" + region + ":" + account + ":";
