@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli;
 
+import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.SyntheticData;
 import com.payments.reconciler.cli.report.RunReport;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Spec;
 /** {@code bin/reconciler local}: the main job on embedded defaults (design §11). */
 @Command(name = "local", mixinStandardHelpOptions = true,
         description = "Run one nightly window end to end on the local engines (moto's DynamoDB and Step Functions, "
-                + "the real handlers behind a local Lambda endpoint, a simulated provider).")
+                + "each function of the synthesised stack in Lambda sandboxes of its own, a simulated provider).")
 final class LocalCommand implements Callable<Integer> {
 
     @Spec
@@ -54,6 +55,11 @@ final class LocalCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Decide, write nothing, list what would be released.")
     boolean dryRun;
 
+    @Option(names = "--engine", paramLabel = "ENGINE", description = "lambda-sandboxes: each function of the synthesised stack "
+            + "in JVMs of its own, started as Lambda starts it (the default); in-process: the handler classes in this JVM "
+            + "(the default for --scenario failover and --faults ddb-*, which act inside the handlers' clients).")
+    String engine;
+
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start or provider-lost-response.")
     String scenario;
 
@@ -77,9 +83,15 @@ final class LocalCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--authorisations must be from 0 to 1000000, was " + authorisations);
         }
         LocalFaults parsed = LocalFaults.parse(faults, seed);
+        boolean needsInProcess = chosen == LocalRun.Scenario.FAILOVER || !parsed.dynamo().isEmpty();
+        LocalPipeline.Hosting hosting = switch (engine == null ? (needsInProcess ? "in-process" : "lambda-sandboxes") : engine) {
+            case "lambda-sandboxes" -> LocalPipeline.Hosting.sandboxes();
+            case "in-process" -> LocalPipeline.Hosting.IN_PROCESS;
+            default -> throw new IllegalArgumentException("--engine must be lambda-sandboxes or in-process, was " + engine);
+        };
         LocalRun.Options options = new LocalRun.Options(windowId, config,
                 new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
-                workDir, parsed.dynamo(), parsed.provider(), false);
+                workDir, parsed.dynamo(), parsed.provider(), false, hosting);
         LocalRun.Outcome outcome = new LocalRun(options, line -> {
             console.println(line);
             console.flush();
@@ -109,8 +121,8 @@ final class LocalCommand implements Callable<Integer> {
 
     private static void printSummary(PrintWriter out, RunReport r) {
         out.println();
-        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)%n", r.window(), r.execution().name(),
-                r.execution().status(), r.execution().duplicateStartsSuppressed());
+        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
+                r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
         out.println("┌──────────────────────────┬────────────┐");
         row(out, "authorisations", r.counts().authorisations());
         row(out, "candidates decided", r.counts().candidates());

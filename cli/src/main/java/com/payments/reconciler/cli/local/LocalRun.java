@@ -6,6 +6,7 @@ import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.audit.StoreSnapshot;
+import com.payments.reconciler.cli.aws.AwsCallRecorder;
 import com.payments.reconciler.cli.report.RunReport;
 import com.payments.reconciler.cli.report.StateDump;
 import com.payments.reconciler.local.provider.Fault;
@@ -53,12 +54,18 @@ public final class LocalRun {
 
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
+     * @param hosting how the functions run (sandboxes from the synthesised template, or in this JVM)
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
                           Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
-                          ProviderFaults providerFaults, boolean fastRetries) {
+                          ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting) {
         public Options {
             dynamoFaults = List.copyOf(dynamoFaults);
+            if (hosting instanceof LocalPipeline.Sandboxes && (scenario == Scenario.FAILOVER || !dynamoFaults.isEmpty())) {
+                // Both act inside the handlers' own SDK clients, which only in-process hosting shares with the runner.
+                throw new IllegalArgumentException("--engine lambda-sandboxes cannot pause a worker (--scenario failover) or inject "
+                        + "DynamoDB faults (--faults ddb-*); use --engine in-process for those");
+            }
         }
     }
 
@@ -92,7 +99,7 @@ public final class LocalRun {
             interceptors.add(pause);
         }
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.fastRetries(),
-                interceptors, options.providerFaults(), options.config().toEnvironment());
+                interceptors, options.providerFaults(), options.config().toEnvironment()).withHosting(options.hosting());
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
             ExecutionInput input = options.config().inputFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
@@ -102,6 +109,7 @@ public final class LocalRun {
                     + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger");
             pipeline.writeLog().clear();
             requests.reset();
+            pipeline.awsCalls().ifPresent(AwsCallRecorder::clear);
             String scheduledTime = input.windowStart().toString();
 
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
@@ -272,8 +280,15 @@ public final class LocalRun {
                 new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
                         reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
                         outbox.delivered(), outbox.attempts()),
-                new RunReport.Cost(transitions, lambda, requests.total(), providerCalls),
-                audit.invariants());
+                new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
+                audit.invariants(), pipeline.hostingLabel());
+    }
+
+    /** Sandboxes' requests are counted at the front door they all go through; in-process ones by the clients' interceptor. */
+    private static long dynamoRequests(LocalPipeline pipeline, RequestCounter inProcess) {
+        return pipeline.awsCalls().map(front -> front.calls().stream()
+                        .filter(c -> c.operation().filter(op -> op.startsWith("dynamodb:")).isPresent()).count())
+                .orElseGet(inProcess::total);
     }
 
     private static boolean isFencedFailure(HistoryEvent event) {

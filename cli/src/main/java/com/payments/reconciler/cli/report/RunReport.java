@@ -6,9 +6,12 @@ import java.util.Map;
  * The local run's report, exactly the object of design §11: what {@code bin/reconciler local --json}
  * prints on stdout. Counts come from the run's summary, fenced refusals from the execution histories,
  * costs from what the local engines counted, and the invariants from the stored tables and the
- * provider's effect log, never from the workers' own claims.
+ * provider's effect log, never from the workers' own claims. {@code engine} says how the functions ran:
+ * {@code lambda-sandboxes} (each function of the synthesised template in its own JVMs, as Lambda runs it) or
+ * {@code in-process}.
  */
-public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants) {
+public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
+                        String engine) {
 
     public record Execution(String name, String status, int duplicateStartsSuppressed) {
     }
