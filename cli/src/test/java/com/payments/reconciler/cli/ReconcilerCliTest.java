@@ -29,7 +29,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 class ReconcilerCliTest {
 
     private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
-    private final String today = LocalDate.now(Clock.systemUTC()).toString();
+    /** Yesterday's window has always started (today's has not before 02:00 UTC). */
+    private final String today = LocalDate.now(Clock.systemUTC()).minusDays(1).toString();
     private MotoServer moto;
 
     record Result(int exit, String out, String err) {
@@ -67,8 +68,13 @@ class ReconcilerCliTest {
         JsonNode report = Json.mapper().readerFor(JsonNode.class)
                 .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(r.out());
         assertThat(r.out().strip().lines()).hasSize(1);
-        assertThat(r.err()).contains("\"CloudWatchMetrics\"").contains("lease hold-release-reconciler acquired");
-        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants");
+        // The functions ran in sandboxes of their own, from the deployment package: their log and metric lines are in
+        // each sandbox's log (Lambda sends them to CloudWatch Logs), never on the CLI's stdout.
+        assertThat(report.get("engine").asText()).isEqualTo("lambda-sandboxes");
+        Path sandboxLogs = BUILD.resolve("cli-local").resolve("lambda").resolve("sandboxes");
+        assertThat(Files.readString(sandboxLogs.resolve("AcquireLease-1.log"))).contains("lease hold-release-reconciler acquired");
+        assertThat(Files.readString(sandboxLogs.resolve("ReconcilePage-1.log"))).contains("\"CloudWatchMetrics\"");
+        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts");
         assertThat(fieldNames(report.get("cost"))).containsExactly("stateTransitions", "lambdaInvocations", "dynamodbRequests", "providerCalls");
@@ -93,6 +99,7 @@ class ReconcilerCliTest {
                 "--work-dir", BUILD.resolve("cli-failover").toString());
         assertThat(r.exit()).as(r.err()).isZero();
         JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(report.get("engine").asText()).as("pausing a worker needs its own clients").isEqualTo("in-process");
         assertThat(report.at("/counts/fencedRefusals").asInt()).isGreaterThanOrEqualTo(1);
         assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today + "-rerun-1");
         assertThat(report.get("invariants").properties()).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
