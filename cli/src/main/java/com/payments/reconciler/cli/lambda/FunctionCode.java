@@ -40,6 +40,12 @@ public record FunctionCode(List<Path> classpath) {
      * that one jar.
      */
     public static List<Path> runtimeClientJars() {
+        Path cli = codeSourceOf(FunctionCode.class.getName());
+        if (Files.isRegularFile(cli) && cli.equals(codeSourceOf("com.amazonaws.services.lambda.runtime.api.client.AWSLambda"))) {
+            // The shaded CLI jar holds the functions and the harness too: a sandbox must see only the runtime's jars and the
+            // deployment package, so that a class the package lacks fails there as on Lambda. The build copies them beside it.
+            return runtimeJarsBeside(cli);
+        }
         Set<Path> jars = new LinkedHashSet<>();
         for (String className : List.of(
                 "com.amazonaws.services.lambda.runtime.api.client.AWSLambda",
@@ -50,6 +56,23 @@ public record FunctionCode(List<Path> classpath) {
         }
         return List.copyOf(jars);
     }
+
+    static List<Path> runtimeJarsBeside(Path cliJar) {
+        Path dir = cliJar.resolveSibling(RUNTIME_DIR);
+        try (var entries = Files.isDirectory(dir) ? Files.list(dir) : java.util.stream.Stream.<Path>empty()) {
+            List<Path> jars = entries.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
+            if (jars.stream().noneMatch(p -> p.getFileName().toString().startsWith("aws-lambda-java-runtime-interface-client"))) {
+                throw new IllegalStateException("no Lambda runtime jars in " + dir + " (the cli build copies them there: "
+                        + "mvn -B -pl cli -am package -DskipTests)");
+            }
+            return jars;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Beside the shaded CLI jar: the runtime's jars, copied there by the cli build. */
+    static final String RUNTIME_DIR = "lambda-runtime";
 
     static Path codeSourceOf(String className) {
         try {
