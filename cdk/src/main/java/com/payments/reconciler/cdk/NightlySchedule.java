@@ -1,7 +1,5 @@
 package com.payments.reconciler.cdk;
 
-import io.github.cdklabs.cdknag.NagPackSuppression;
-import io.github.cdklabs.cdknag.NagSuppressions;
 import java.time.LocalTime;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +19,6 @@ import software.amazon.awscdk.services.scheduler.ScheduleTargetInput;
 import software.amazon.awscdk.services.scheduler.TimeWindow;
 import software.amazon.awscdk.services.scheduler.targets.LambdaInvoke;
 import software.amazon.awscdk.services.sqs.Queue;
-import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
@@ -54,18 +51,8 @@ public final class NightlySchedule extends Construct {
 
     public NightlySchedule(Construct scope, String id, StackConfig config, IFunction startWindow, EncryptionKeys keys) {
         super(scope, id);
-        this.deadLetterQueue = Queue.Builder.create(this, "DeadLetterQueue")
-                .queueName(config.physicalName("schedule-dlq"))
-                .encryption(QueueEncryption.KMS)
-                .encryptionMasterKey(keys.telemetry())
-                .enforceSsl(true)
-                .retentionPeriod(DLQ_RETENTION)
-                .build();
-        NagSuppressions.addResourceSuppressions(deadLetterQueue, List.of(NagPackSuppression.builder()
-                .id("AwsSolutions-SQS3")
-                .reason("This queue is the dead-letter queue (of the nightly schedule); a dead-letter queue of its own "
-                        + "would only move the same undeliverable events one hop further. Its depth is alarmed instead.")
-                .build()));
+        this.deadLetterQueue = DeadLetterQueues.create(this, "DeadLetterQueue", config.physicalName("schedule-dlq"), keys,
+                DLQ_RETENTION, "the nightly schedule (events Scheduler could not hand to Lambda)");
         // Scheduler's own role: invoke StartWindow's alias and, when it gives up, put the event in the encrypted DLQ.
         this.role = Role.Builder.create(this, "Role")
                 .assumedBy(new ServicePrincipal("scheduler.amazonaws.com", ServicePrincipalOpts.builder()

@@ -1,8 +1,6 @@
 package com.payments.reconciler.cdk;
 
 import com.payments.reconciler.workflow.LambdaFunction;
-import io.github.cdklabs.cdknag.NagPackSuppression;
-import io.github.cdklabs.cdknag.NagSuppressions;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awscdk.Duration;
@@ -12,7 +10,6 @@ import software.amazon.awscdk.services.iam.Role;
 import software.amazon.awscdk.services.lambda.Alias;
 import software.amazon.awscdk.services.lambda.CfnEventInvokeConfig;
 import software.amazon.awscdk.services.sqs.Queue;
-import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
@@ -54,19 +51,8 @@ public final class StartWindowInvocation extends Construct {
         Stack stack = Stack.of(this);
         Alias alias = functions.alias(LambdaFunction.START_WINDOW);
         Role role = functions.role(LambdaFunction.START_WINDOW);
-        this.failures = Queue.Builder.create(this, "FailureQueue")
-                .queueName(config.physicalName("start-window-failures"))
-                .encryption(QueueEncryption.KMS)
-                .encryptionMasterKey(keys.telemetry())
-                .enforceSsl(true)
-                .retentionPeriod(FAILURE_RETENTION)
-                .build();
-        NagSuppressions.addResourceSuppressions(failures, List.of(NagPackSuppression.builder()
-                .id("AwsSolutions-SQS3")
-                .reason("This queue is StartWindow's on-failure destination, i.e. a dead-letter queue for its asynchronous "
-                        + "invocations; a dead-letter queue of its own would only move the same failed records one hop "
-                        + "further. Its depth is alarmed instead.")
-                .build()));
+        this.failures = DeadLetterQueues.create(this, "FailureQueue", config.physicalName("start-window-failures"), keys,
+                FAILURE_RETENTION, "StartWindow's asynchronous invocations (its on-failure destination)");
         // Lambda writes the invocation record with the function's execution role; SQS then asks KMS for the data key.
         role.addToPolicy(PolicyStatement.Builder.create()
                 .sid("SendToFailureQueue")

@@ -1,0 +1,37 @@
+package com.payments.reconciler.cdk;
+
+import io.github.cdklabs.cdknag.NagPackSuppression;
+import io.github.cdklabs.cdknag.NagSuppressions;
+import java.util.List;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.constructs.Construct;
+
+/**
+ * The stack's queues of last resort (the schedule's DLQ, StartWindow's on-failure destination): encrypted with
+ * the telemetry key, TLS only, their depth alarmed. cdk-nag's SQS3 (a queue should have a DLQ) is answered once:
+ * a dead-letter queue of a dead-letter queue would only move the same failed records one hop further.
+ */
+final class DeadLetterQueues {
+
+    private DeadLetterQueues() {
+    }
+
+    /** {@code whatFails}: whose failures land here, for the suppression's reason. */
+    static Queue create(Construct scope, String id, String queueName, EncryptionKeys keys, Duration retention, String whatFails) {
+        Queue queue = Queue.Builder.create(scope, id)
+                .queueName(queueName)
+                .encryption(QueueEncryption.KMS)
+                .encryptionMasterKey(keys.telemetry())
+                .enforceSsl(true)
+                .retentionPeriod(retention)
+                .build();
+        NagSuppressions.addResourceSuppressions(queue, List.of(NagPackSuppression.builder()
+                .id("AwsSolutions-SQS3")
+                .reason("This queue is the dead-letter queue of " + whatFails + "; a dead-letter queue of its own would only "
+                        + "move the same failed records one hop further. Its depth is alarmed instead.")
+                .build()));
+        return queue;
+    }
+}
