@@ -24,6 +24,10 @@ public final class StoreErrors {
         } catch (ProvisionedThroughputExceededException | RequestLimitExceededException | InternalServerErrorException e) {
             throw new StoreContention(what + ": DynamoDB still throttling or failing after retries (" + e.awsErrorDetails().errorCode() + ")", e);
         } catch (SdkClientException e) {
+            if (isMissingConfiguration(e)) {
+                // No credentials or region is a deployment fault: retrying it as contention would only hide it.
+                throw new IllegalStateException(what + ": the function's AWS configuration is missing (" + e.getMessage() + ")", e);
+            }
             throw new StoreContention(what + ": no answer from DynamoDB after retries (" + e.getMessage() + ")", e);
         } catch (AwsServiceException e) {
             if (isThrottling(e)) {
@@ -31,6 +35,12 @@ public final class StoreErrors {
             }
             throw e;
         }
+    }
+
+    /** The SDK's own words when its default chains find no credentials or no region (SDK v2, all clients). */
+    static boolean isMissingConfiguration(SdkClientException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        return message.startsWith("Unable to load credentials") || message.startsWith("Unable to load region");
     }
 
     public static boolean isThrottling(AwsServiceException e) {
