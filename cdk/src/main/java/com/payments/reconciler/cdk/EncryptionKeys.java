@@ -42,13 +42,15 @@ public final class EncryptionKeys extends Construct {
                 .conditions(Map.of("ArnLike", Map.of("kms:EncryptionContext:aws:logs:arn",
                         "arn:" + stack.getPartition() + ":logs:" + stack.getRegion() + ":" + stack.getAccount() + ":log-group:*")))
                 .build());
-        // Scoped to this account's alarms; which alarms may publish to which topic is the topic policy's job (AlarmTopic).
+        // As the SNS guide's statement for AWS services publishing to encrypted topics: no condition. No AWS page says the
+        // KMS request behind an alarm's publish carries aws:SourceAccount, and a condition it lacks would drop every
+        // notification silently; which alarms may publish to the topic is the topic policy's job (AlarmTopic), and the
+        // key is usable only through SNS for that (kms:Decrypt/GenerateDataKey* on a topic this stack owns).
         telemetry.addToResourcePolicy(PolicyStatement.Builder.create()
                 .sid(ALARM_PUBLISH_KEY_SID)
                 .principals(List.of(new ServicePrincipal("cloudwatch.amazonaws.com")))
                 .actions(ALARM_PUBLISH_KEY_ACTIONS)
                 .resources(List.of("*"))
-                .conditions(Map.of("StringEquals", Map.of("aws:SourceAccount", stack.getAccount())))
                 .build());
     }
 

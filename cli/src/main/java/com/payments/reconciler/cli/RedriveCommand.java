@@ -49,7 +49,7 @@ final class RedriveCommand implements Callable<Integer> {
         DescribeExecutionResponse described = sfn.describeExecution(b -> b.executionArn(arn));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (RedriveDecision.of(name, described) instanceof RedriveDecision.Refuse refused) {
+        if (RedriveDecision.of(name, described, Clock.systemUTC().instant()) instanceof RedriveDecision.Refuse refused) {
             err.println(refused.message());
             return refused.exitCode();
         }

@@ -34,7 +34,17 @@ sealed interface RedriveDecision {
     /** The Fail state of executions started before the redrive decision: its path had handed the lease back. */
     String OLD_FAIL_STATE = "RunFailed";
 
-    static RedriveDecision of(ExecutionName name, DescribeExecutionResponse execution) {
+    /**
+     * How long after an execution stopped its task invocations may still run: Step Functions does not cancel a
+     * Lambda invocation when it aborts a Map iteration or the execution (Lambda has no cancel), so each may run to
+     * its function's timeout. A redrive reruns those iterations with the same lease token, which the fence cannot
+     * tell apart from the stale invocation; waiting for them to end keeps the two from overlapping.
+     */
+    java.time.Duration SETTLE = java.util.Arrays.stream(com.payments.reconciler.workflow.LambdaFunction.values())
+            .map(com.payments.reconciler.workflow.LambdaFunction::timeout).max(java.util.Comparator.naturalOrder()).orElseThrow()
+            .plus(com.payments.reconciler.workflow.Timing.TASK_TIMEOUT_SLACK);
+
+    static RedriveDecision of(ExecutionName name, DescribeExecutionResponse execution, java.time.Instant now) {
         String window = name.window().toString();
         String rerun = "`rerun --window " + window + "` (`--dry-run` first)";
         ExecutionRedriveStatus status = execution.redriveStatus();
@@ -71,6 +81,12 @@ sealed interface RedriveDecision {
         if (OLD_FAIL_STATE.equals(error)) {
             return new Refuse(ExitCodes.RUN_FAILED, "refused: " + name + " ran a definition whose failure path handed the lease back and "
                     + "ended in RunFailed; a redrive uses the execution's own definition, so it would re-enter RunFailed. Finish the window with " + rerun);
+        }
+        if (execution.stopDate() != null && now.isBefore(execution.stopDate().plus(SETTLE))) {
+            return new Refuse(ExitCodes.RUN_FAILED, "refused for now: " + name + " stopped at " + execution.stopDate()
+                    + " and the Lambda invocations of its failed or aborted steps may still be running (Step Functions does not "
+                    + "cancel them; the longest function timeout is " + SETTLE.minus(com.payments.reconciler.workflow.Timing.TASK_TIMEOUT_SLACK).toSeconds()
+                    + " s). Redrive at or after " + execution.stopDate().plus(SETTLE));
         }
         return new Redrive();
     }

@@ -24,9 +24,10 @@ public final class StoreErrors {
         } catch (ProvisionedThroughputExceededException | RequestLimitExceededException | InternalServerErrorException e) {
             throw new StoreContention(what + ": DynamoDB still throttling or failing after retries (" + e.awsErrorDetails().errorCode() + ")", e);
         } catch (SdkClientException e) {
-            if (isMissingConfiguration(e)) {
-                // No credentials or region is a deployment fault: retrying it as contention would only hide it.
-                throw new IllegalStateException(what + ": the function's AWS configuration is missing (" + e.getMessage() + ")", e);
+            if (isCredentialsFailure(e)) {
+                // Not contention: retrying it as throttling would hide a role or credentials-endpoint fault.
+                throw new IllegalStateException(what + ": could not obtain AWS credentials (missing, or the credentials "
+                        + "endpoint failed): " + e.getMessage(), e);
             }
             throw new StoreContention(what + ": no answer from DynamoDB after retries (" + e.getMessage() + ")", e);
         } catch (AwsServiceException e) {
@@ -37,10 +38,12 @@ public final class StoreErrors {
         }
     }
 
-    /** The SDK's own words when its default chains find no credentials or no region (SDK v2, all clients). */
-    static boolean isMissingConfiguration(SdkClientException e) {
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        return message.startsWith("Unable to load credentials") || message.startsWith("Unable to load region");
+    /**
+     * The SDK's own words when no credentials could be obtained (SDK v2, every client). A missing region fails earlier,
+     * when the handler builds its clients, so it never reaches a call.
+     */
+    static boolean isCredentialsFailure(SdkClientException e) {
+        return e.getMessage() != null && e.getMessage().startsWith("Unable to load credentials");
     }
 
     public static boolean isThrottling(AwsServiceException e) {

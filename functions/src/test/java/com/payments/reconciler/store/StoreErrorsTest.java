@@ -22,7 +22,8 @@ class StoreErrorsTest {
                 }).build()).build()) {
             assertThatThrownBy(() -> StoreErrors.call("reading the lease", () -> blind.describeLimits(b -> { })))
                     .isInstanceOf(IllegalStateException.class).isNotInstanceOf(StoreContention.class)
-                    .hasMessageStartingWith("reading the lease: the function's AWS configuration is missing (Unable to load credentials");
+                    .hasMessageStartingWith("reading the lease: could not obtain AWS credentials (missing, or the credentials endpoint failed): "
+                            + "Unable to load credentials");
         }
     }
 

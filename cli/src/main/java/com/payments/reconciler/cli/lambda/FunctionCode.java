@@ -36,8 +36,8 @@ public record FunctionCode(List<Path> classpath) {
      * The jars of Lambda's Java runtime (what Lambda puts on the class path from {@code /var/runtime/lib}):
      * the Runtime Interface Client, its serialization library, {@code aws-lambda-java-core}, and the SDK's
      * {@code utils-lite} the client declares. Found from the code source of one class of each on this JVM's
-     * class path, so nothing machine-specific is written down; run from the CLI's shaded jar they are all
-     * that one jar.
+     * class path, so nothing machine-specific is written down. Run from the CLI's shaded jar (which holds the
+     * functions and the harness too) they are the copies the build puts beside it, never that jar.
      */
     public static List<Path> runtimeClientJars() {
         Path cli = codeSourceOf(FunctionCode.class.getName());
