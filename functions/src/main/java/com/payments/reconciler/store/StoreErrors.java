@@ -6,6 +6,7 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.services.dynamodb.model.InternalServerErrorException;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.dynamodb.model.RequestLimitExceededException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
 import java.util.function.Supplier;
 
@@ -21,6 +22,10 @@ public final class StoreErrors {
     public static <T> T call(String what, Supplier<T> call) {
         try {
             return call.get();
+        } catch (TransactionConflictException e) {
+            // An UpdateItem/PutItem on an item an in-flight transaction holds (the lease item, checked by every fenced
+            // write): the SDK does not retry it; the workflow does, as it retries every StoreContention.
+            throw new StoreContention(what + ": the item is held by an in-flight transaction (TransactionConflict)", e);
         } catch (ProvisionedThroughputExceededException | RequestLimitExceededException | InternalServerErrorException e) {
             throw new StoreContention(what + ": DynamoDB still throttling or failing after retries (" + e.awsErrorDetails().errorCode() + ")", e);
         } catch (SdkClientException e) {

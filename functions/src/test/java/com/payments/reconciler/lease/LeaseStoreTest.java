@@ -3,6 +3,7 @@ package com.payments.reconciler.lease;
 import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.LeaseLost;
+import com.payments.reconciler.workflow.StoreContention;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -188,5 +189,32 @@ class LeaseStoreTest {
     private static Map<String, AttributeValue> leaseItem(LocalDynamo.Engine engine) {
         return engine.client().getItem(b -> b.tableName(engine.tables().leases()).consistentRead(true)
                 .key(Map.of(Leases.LEASE_NAME, AttributeValue.fromS("job")))).item();
+    }
+
+    /**
+     * Issue 15.4: DynamoDB answers TransactionConflictException to an UpdateItem on an item an in-flight transaction
+     * holds (every fenced write checks the lease item). It must reach the workflow as StoreContention, which it
+     * retries, on acquire, renew and release alike — not as an untyped DynamoDbException.
+     */
+    @Test
+    void aConflictWithAnInFlightTransactionIsContentionOnEveryLeaseWrite(LocalDynamo.Engine engine) {
+        LeaseStore clean = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
+        AcquireResult.Acquired held = (AcquireResult.Acquired) clean.acquire("lease-conflict", "worker-A", T0);
+        LeaseToken token = held.lease().token();
+        LeaseStore conflicted = new LeaseStore(engine.client(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
+                                        software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+                throw software.amazon.awssdk.services.dynamodb.model.TransactionConflictException.builder()
+                        .message("Transaction is ongoing for the item").statusCode(400)
+                        .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
+                                .errorCode("TransactionConflictException").build()).build();
+            }
+        }), engine.tables().leases(), DURATION);
+
+        assertThatThrownBy(() -> conflicted.renew(token, T0.plusSeconds(1))).isInstanceOf(StoreContention.class)
+                .hasMessageContaining("renew lease lease-conflict").hasMessageContaining("TransactionConflict");
+        assertThatThrownBy(() -> conflicted.acquire("lease-conflict", "worker-B", T0.plusSeconds(1))).isInstanceOf(StoreContention.class);
+        assertThatThrownBy(() -> conflicted.release(token, T0.plusSeconds(1))).isInstanceOf(StoreContention.class);
     }
 }
