@@ -2,6 +2,12 @@ package com.payments.reconciler.cli;
 
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.workflow.ErrorNames;
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.Timing;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Comparator;
 import software.amazon.awssdk.services.sfn.model.DescribeExecutionResponse;
 import software.amazon.awssdk.services.sfn.model.ExecutionRedriveStatus;
 
@@ -40,11 +46,10 @@ sealed interface RedriveDecision {
      * its function's timeout. A redrive reruns those iterations with the same lease token, which the fence cannot
      * tell apart from the stale invocation; waiting for them to end keeps the two from overlapping.
      */
-    java.time.Duration SETTLE = java.util.Arrays.stream(com.payments.reconciler.workflow.LambdaFunction.values())
-            .map(com.payments.reconciler.workflow.LambdaFunction::timeout).max(java.util.Comparator.naturalOrder()).orElseThrow()
-            .plus(com.payments.reconciler.workflow.Timing.TASK_TIMEOUT_SLACK);
+    Duration SETTLE = Arrays.stream(LambdaFunction.values()).map(LambdaFunction::timeout).max(Comparator.naturalOrder())
+            .orElseThrow().plus(Timing.TASK_TIMEOUT_SLACK);
 
-    static RedriveDecision of(ExecutionName name, DescribeExecutionResponse execution, java.time.Instant now) {
+    static RedriveDecision of(ExecutionName name, DescribeExecutionResponse execution, Instant now) {
         String window = name.window().toString();
         String rerun = "`rerun --window " + window + "` (`--dry-run` first)";
         ExecutionRedriveStatus status = execution.redriveStatus();
@@ -85,7 +90,7 @@ sealed interface RedriveDecision {
         if (execution.stopDate() != null && now.isBefore(execution.stopDate().plus(SETTLE))) {
             return new Refuse(ExitCodes.RUN_FAILED, "refused for now: " + name + " stopped at " + execution.stopDate()
                     + " and the Lambda invocations of its failed or aborted steps may still be running (Step Functions does not "
-                    + "cancel them; the longest function timeout is " + SETTLE.minus(com.payments.reconciler.workflow.Timing.TASK_TIMEOUT_SLACK).toSeconds()
+                    + "cancel them; the longest function timeout is " + SETTLE.minus(Timing.TASK_TIMEOUT_SLACK).toSeconds()
                     + " s). Redrive at or after " + execution.stopDate().plus(SETTLE));
         }
         return new Redrive();

@@ -24,9 +24,8 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  *
  * @param endpoint the local engine (or a front door to it)
  * @param interceptors the harness's interceptors, before any a handler adds
- * @param accessKeyId the caller's identity as the engine sees it (a front door attributes calls by it)
  */
-public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> interceptors, String accessKeyId) implements AwsClients {
+public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> interceptors) implements AwsClients {
 
     public static final Region REGION = Region.EU_WEST_1;
     private static final Duration API_CALL_TIMEOUT = Duration.ofMinutes(3);
@@ -34,10 +33,6 @@ public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> intercept
 
     public LocalAwsClients {
         interceptors = List.copyOf(interceptors);
-    }
-
-    public LocalAwsClients(URI endpoint, List<ExecutionInterceptor> interceptors) {
-        this(endpoint, interceptors, "local");
     }
 
     public LocalAwsClients(URI endpoint) {
@@ -63,7 +58,7 @@ public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> intercept
     }
 
     private StaticCredentialsProvider credentials() {
-        return StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, "local"));
+        return StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
     }
 
     private ClientOverrideConfiguration override(List<ExecutionInterceptor> extra) {

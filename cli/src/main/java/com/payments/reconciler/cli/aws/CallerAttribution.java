@@ -4,9 +4,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Which function made a call. Today the in-process pipeline gives each function its own recorder front
- * door ({@link #byFrontDoor}); the process-based Lambda service gives each function its own access key id
- * ({@link #byAccessKeyId}, from its {@code accessKeyId → function logical name} lookup).
+ * Which function made a call: by the recorder front door it came in on ({@link #byFrontDoor}), or by the access key id
+ * it signed with ({@link #byAccessKeyId}: the process-based Lambda service gives each function's sandboxes their own,
+ * and its {@code accessKeyId → function logical name} lookup is the map).
  */
 @FunctionalInterface
 public interface CallerAttribution {

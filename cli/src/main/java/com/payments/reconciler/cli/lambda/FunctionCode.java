@@ -27,6 +27,25 @@ public record FunctionCode(List<Path> classpath) {
         }
     }
 
+    /** Where the cli finds the deployment package: bin/reconciler runs from the root; the build sets it for tests. */
+    public static final String LAMBDA_JAR_PROPERTY = "reconciler.lambdaJar";
+
+    /** The functions module's shaded jar: the system property, else {@code functions/target/functions-*-lambda.jar} here. */
+    public static Path deploymentPackage() {
+        String property = System.getProperty(LAMBDA_JAR_PROPERTY);
+        if (property != null && !property.isBlank()) {
+            return Path.of(property);
+        }
+        Path target = Path.of("functions", "target");
+        try (var jars = Files.isDirectory(target) ? Files.list(target) : java.util.stream.Stream.<Path>empty()) {
+            return jars.filter(p -> p.getFileName().toString().matches("functions-.*-lambda\\.jar")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no Lambda jar: set -D" + LAMBDA_JAR_PROPERTY
+                            + " or run from the repository root after `mvn -B -pl functions -am package -DskipTests`"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The jar the CDK stack uploads: {@code functions/target/functions-*-lambda.jar}. */
     public static FunctionCode shadedJar(Path jar) {
         return new FunctionCode(List.of(jar.toAbsolutePath().normalize()));

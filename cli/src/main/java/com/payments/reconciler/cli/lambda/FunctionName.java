@@ -4,9 +4,9 @@ package com.payments.reconciler.cli.lambda;
  * A function as the Invoke API path names it: a bare name, a partial ARN ({@code 123456789012:function:Name})
  * or a full ARN, each with or without a qualifier ({@code :live}, {@code :$LATEST}, a version).
  */
-record FunctionName(String function, String qualifier, String region, String account) {
+public record FunctionName(String function, String qualifier, String region, String account) {
 
-    static FunctionName parse(String named) {
+    public static FunctionName parse(String named) {
         String region = null;
         String account = null;
         String rest = named;

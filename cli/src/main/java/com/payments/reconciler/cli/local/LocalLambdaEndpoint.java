@@ -3,6 +3,7 @@ package com.payments.reconciler.cli.local;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.cli.lambda.FunctionName;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.sun.net.httpserver.HttpExchange;
@@ -106,14 +107,7 @@ public final class LocalLambdaEndpoint implements LambdaService {
 
     /** The function named in an Invoke path: a bare name, a (partial) ARN, with or without a qualifier. */
     static LambdaFunction functionNamed(String rawPathName) {
-        String name = URLDecoder.decode(rawPathName, StandardCharsets.UTF_8);
-        if (name.contains(":function:")) {
-            name = name.substring(name.indexOf(":function:") + ":function:".length());
-        }
-        int qualifier = name.indexOf(':');
-        if (qualifier >= 0) {
-            name = name.substring(0, qualifier);
-        }
+        String name = FunctionName.parse(URLDecoder.decode(rawPathName, StandardCharsets.UTF_8)).function();
         for (LambdaFunction function : LambdaFunction.values()) {
             if (function.logicalName().equals(name)) {
                 return function;

@@ -47,13 +47,11 @@ public final class LocalPipeline implements AutoCloseable {
      * @param dynamoInterceptors the handlers' DynamoDB fault layer, if any
      * @param providerFaults the simulated provider's seeded faults
      * @param env extra handler environment (e.g. the window configuration StartWindow reads)
-     * @param awsEndpoints where each handler's AWS calls go (the engines, or a recorder in front of them)
-     * @param stateMachineName the local state machine's name (a template's, when its policies name its executions)
      * @param hosting how the functions run: handler classes in this JVM, or the synthesised stack's functions in sandboxes
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
                           ProviderFaults providerFaults, Map<String, String> env, FencedWriter.Fence decisionFence,
-                          AwsEndpoints awsEndpoints, String stateMachineName, Hosting hosting) {
+                          Hosting hosting) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
@@ -61,8 +59,7 @@ public final class LocalPipeline implements AutoCloseable {
 
         public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
                        ProviderFaults providerFaults, Map<String, String> env) {
-            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED, AwsEndpoints.DIRECT,
-                    StateMachineDeployer.STATE_MACHINE_NAME, Hosting.IN_PROCESS);
+            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED, Hosting.IN_PROCESS);
         }
 
         public static Options defaults(Path workDir, Clock clock) {
@@ -70,41 +67,34 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         public Options withFastRetries() {
-            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName, hosting);
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence, hosting);
         }
 
         public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
-            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName, hosting);
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence, hosting);
         }
 
         public Options withProviderFaults(ProviderFaults faults) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence, awsEndpoints, stateMachineName, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence, hosting);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> merged = new HashMap<>(env);
             merged.putAll(more);
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence, awsEndpoints, stateMachineName, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence, hosting);
         }
 
         /** The chaos campaign's negative control: decisions without the lease check. */
         public Options withDecisionFence(FencedWriter.Fence fence) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence, awsEndpoints, stateMachineName, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence, hosting);
         }
 
         /** The synthesised stack's functions in Lambda sandboxes, behind the enforcing front door (see {@link TemplateHosting}). */
         public Options withHosting(Hosting value) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, stateMachineName, value);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, value);
         }
 
-        public Options withStateMachineName(String name) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, awsEndpoints, name, hosting);
-        }
 
-        /** Each handler's AWS calls go where {@code endpoints} says (e.g. its own front door of an AwsCallRecorder). */
-        public Options withAwsEndpoints(AwsEndpoints endpoints) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, endpoints, stateMachineName, hosting);
-        }
     }
 
     /**
@@ -139,13 +129,6 @@ public final class LocalPipeline implements AutoCloseable {
         }
     }
 
-    /** Where a handler's SDK clients send AWS calls, given the local engines' endpoint. */
-    @FunctionalInterface
-    public interface AwsEndpoints {
-        AwsEndpoints DIRECT = (function, engines) -> engines;
-
-        URI of(LambdaFunction function, URI engines);
-    }
 
     private final Options options;
     /** In-process handlers today; a {@code ProcessLambdaService} runs them as Lambda does (same contract). */
@@ -215,7 +198,7 @@ public final class LocalPipeline implements AutoCloseable {
 
     private void provision() {
         new TableCreator(dynamo).createAll(tables);
-        String machineName = sandboxes.map(TemplateHosting::stateMachineName).orElse(options.stateMachineName());
+        String machineName = sandboxes.map(TemplateHosting::stateMachineName).orElse(StateMachineDeployer.STATE_MACHINE_NAME);
         stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), machineName);
         providerSecretArn = putProviderSecret(sandboxes.map(TemplateHosting::providerSecretName).orElse(PROVIDER_SECRET_NAME));
     }
@@ -250,24 +233,6 @@ public final class LocalPipeline implements AutoCloseable {
         return env;
     }
 
-    /**
-     * One function's environment. When {@link Options#awsEndpoints} routes its calls elsewhere (a recorder in
-     * front of moto), its clients also sign with an access key id of its own ({@link #accessKeyIdOf}), as each
-     * function's role credentials do on AWS, so whatever sits in front can tell the callers apart.
-     */
-    private HandlerEnvironment handlerEnvironment(LambdaFunction function) {
-        URI endpoint = options.awsEndpoints().of(function, moto.endpoint());
-        if (endpoint.equals(moto.endpoint())) {
-            return new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
-        }
-        return new HandlerEnvironment(handlerEnvironment(),
-                new LocalAwsClients(endpoint, options.dynamoInterceptors(), accessKeyIdOf(function)), options.clock());
-    }
-
-    /** The access key id a function's calls are signed with when routed through {@link Options#awsEndpoints}. */
-    public static String accessKeyIdOf(LambdaFunction function) {
-        return "LOCAL" + function.name().replace("_", "");
-    }
 
     private void registerHandlers() {
         if (sandboxes.isPresent()) {
@@ -275,8 +240,8 @@ public final class LocalPipeline implements AutoCloseable {
             return;
         }
         LocalLambdaEndpoint inProcess = (LocalLambdaEndpoint) lambda;
+        HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         for (LambdaFunction function : LambdaFunction.values()) {
-            HandlerEnvironment env = handlerEnvironment(function);
             boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
             inProcess.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
         }

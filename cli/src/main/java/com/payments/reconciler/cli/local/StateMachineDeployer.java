@@ -97,12 +97,10 @@ public final class StateMachineDeployer {
         }
     }
 
-    /** Creates (or, after a reset, recreates) the state machine; returns its ARN. */
-    public String deploy(boolean fastRetries) {
-        return deploy(fastRetries, STATE_MACHINE_NAME);
-    }
-
-    /** As {@link #deploy(boolean)}, under another name (the synthesised template's, whose policies name its executions). */
+    /**
+     * Creates (or, after a reset, recreates) the state machine under {@code name} (the synthesised template's, whose
+     * policies name its executions, when the functions run from it); returns its ARN.
+     */
     public String deploy(boolean fastRetries, String name) {
         String definition = definition(fastRetries);
         return sfn.createStateMachine(b -> b

@@ -16,10 +16,7 @@ import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.store.TableSchema;
 import com.payments.reconciler.store.Tables;
 import com.payments.reconciler.workflow.EnvVars;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -27,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
 /**
  * The functions hosted as the synthesised stack deploys them: each function of the template in JVM sandboxes of
@@ -41,13 +37,11 @@ import java.util.stream.Stream;
  */
 public final class TemplateHosting implements AutoCloseable {
 
-    /** Where the cli finds the deployment package (bin/reconciler and the build set it). */
-    static final String LAMBDA_JAR_PROPERTY = "reconciler.lambdaJar";
-
     private final SynthesizedTemplate template;
     private final ProcessLambdaService lambda;
     private final AtomicReference<AwsCallRecorder.Authorizer> gate = new AtomicReference<>();
     private final AtomicReference<LeastPrivilegeProof> proof = new AtomicReference<>();
+    private final AtomicReference<CallerAttribution> attribution = new AtomicReference<>();
     private AwsCallRecorder recorder;
 
     private TemplateHosting(SynthesizedTemplate template, ProcessLambdaService lambda) {
@@ -58,7 +52,7 @@ public final class TemplateHosting implements AutoCloseable {
     /** Starts the Invoke API with no function yet: moto needs its address before the resources exist. */
     static TemplateHosting start(Path workDir, SynthesizedTemplate template) {
         ProcessLambdaService.Config config = ProcessLambdaService.Config.defaults(workDir.resolve("lambda"),
-                FunctionCode.shadedJar(lambdaJar())).withRegion(StateMachineDeployer.LOCAL_REGION);
+                FunctionCode.shadedJar(FunctionCode.deploymentPackage())).withRegion(StateMachineDeployer.LOCAL_REGION);
         return new TemplateHosting(template, ProcessLambdaService.start(config, List.of()));
     }
 
@@ -121,7 +115,10 @@ public final class TemplateHosting implements AutoCloseable {
                     Duration.ofSeconds(function.timeoutSeconds()), env));
         }
         LeastPrivilegeProof proof = new LeastPrivilegeProof(template, resolver);
-        gate.set(proof.authorizer(attribution()));
+        // Every function is deployed now, so the key lookup is complete; keys survive a redeploy.
+        CallerAttribution byKey = CallerAttribution.byAccessKeyId(lambda.functionsByAccessKeyId());
+        attribution.set(byKey);
+        gate.set(proof.authorizer(byKey));
         this.proof.set(proof);
     }
 
@@ -130,9 +127,9 @@ public final class TemplateHosting implements AutoCloseable {
         return proof.get();
     }
 
-    /** Which function made a call: by the access key id of the container credentials the sandbox was given. */
+    /** Which function made a call: by the access key id of the container credentials its sandboxes were given. */
     public CallerAttribution attribution() {
-        return caller -> caller.accessKeyId().flatMap(lambda::functionOfAccessKeyId);
+        return attribution.get();
     }
 
     private String onlyProperty(String type, String property) {
@@ -141,22 +138,6 @@ public final class TemplateHosting implements AutoCloseable {
             throw new IllegalStateException(template.name() + " must have one " + type + " with a literal " + property);
         }
         return all.getFirst().path("Properties").path(property).asText();
-    }
-
-    /** The functions module's shaded jar: the system property, else {@code functions/target/functions-*-lambda.jar} here. */
-    static Path lambdaJar() {
-        String property = System.getProperty(LAMBDA_JAR_PROPERTY);
-        if (property != null && !property.isBlank()) {
-            return Path.of(property);
-        }
-        Path target = Path.of("functions", "target");
-        try (Stream<Path> jars = Files.isDirectory(target) ? Files.list(target) : Stream.empty()) {
-            return jars.filter(p -> p.getFileName().toString().matches("functions-.*-lambda\\.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no Lambda jar: set -D" + LAMBDA_JAR_PROPERTY
-                            + " or run from the repository root after `mvn -B -pl functions -am package -DskipTests`"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

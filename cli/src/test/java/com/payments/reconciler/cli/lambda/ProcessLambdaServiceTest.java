@@ -74,9 +74,8 @@ class ProcessLambdaServiceTest {
     }
 
     static Path lambdaJar() {
-        String jar = System.getProperty("reconciler.lambdaJar");
-        assertThat(jar).as("system property reconciler.lambdaJar (cli/pom.xml sets it)").isNotBlank();
-        return Path.of(jar);
+        assertThat(System.getProperty(FunctionCode.LAMBDA_JAR_PROPERTY)).as("system property reconciler.lambdaJar (cli/pom.xml sets it)").isNotBlank();
+        return FunctionCode.deploymentPackage();
     }
 
     @AfterAll
