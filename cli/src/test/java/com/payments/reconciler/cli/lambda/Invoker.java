@@ -18,7 +18,11 @@ record Invoker(URI endpoint, HttpClient http) {
     static final Duration ANSWER_WITHIN = Duration.ofSeconds(120);
 
     static Invoker of(URI endpoint) {
-        return new Invoker(endpoint, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build());
+        // HTTP/1.1 as the SDKs and botocore speak to Lambda. With the JDK client's default (HTTP/2 over cleartext), a
+        // second request to a host whose protocol it has not learnt yet waits for the first one's upgrade answer, so
+        // an invocation held open by the test could hold back the concurrent one the test is waiting for.
+        return new Invoker(endpoint, HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build());
     }
 
     record Answer(int status, String functionError, String errorType, String requestId, String body) {
