@@ -254,6 +254,7 @@ class DeliverCommandsHandlerTest {
         };
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
+                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
