@@ -64,7 +64,7 @@ final class DeliveryWorld implements AutoCloseable {
 
     DeliveryWorld(LocalDynamo.Engine engine, SimulatedProvider.Builder provider, int shards) {
         this.engine = engine;
-        this.provider = provider.start();
+        this.provider = provider.clock(clock).start();
         this.shards = shards;
         this.dynamo = engine.client();
         this.ingestion = new Ingestion(dynamo, engine.tables(), shards);
@@ -188,7 +188,8 @@ final class DeliveryWorld implements AutoCloseable {
 
     List<ProviderEffect> effects() {
         return provider.effects().stream()
-                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests()))
+                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests(),
+                        provider.performedAt(e.operationId())))
                 .toList();
     }
 
