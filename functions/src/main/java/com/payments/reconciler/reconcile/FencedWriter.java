@@ -104,9 +104,10 @@ public final class FencedWriter {
     // I3 at the provider call: a command whose authorisation settled ends unsent, with the settlement it saw.
     static final String END_UNSENT =
             "SET #status = :final, endedAt = :now, endedEpoch = :epoch, settledAt = :settledAt, #detail = :detail REMOVE deliveryShard";
-    // Parked for a person, out of the pending index; parkedShard is where a requeue puts it back.
+    // Parked for a person: out of the pending index, into the parked one; parkedShard is where a requeue puts it back.
     static final String PARK =
-            "SET #status = :final, endedAt = :now, endedEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail, parkedShard = :shard REMOVE deliveryShard";
+            "SET #status = :final, parkedStatus = :final, endedAt = :now, endedEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail, "
+                    + "parkedShard = :shard REMOVE deliveryShard";
 
     private static final int AUTHORISATION_ITEM = 0;
     private static final int SETTLEMENT_ITEM = 1;

@@ -100,6 +100,8 @@ public final class Tables {
         public static final String SETTLED_AT = "settledAt";
         /** The delivery shard of a parked (QUARANTINED or ESCALATED) command, so a requeue restores it. */
         public static final String PARKED_SHARD = "parkedShard";
+        /** The status, present only while QUARANTINED or ESCALATED, which makes {@link #PARKED_INDEX} sparse. */
+        public static final String PARKED_STATUS = "parkedStatus";
         /** When an operator put a parked command back to PENDING (epoch ms); its delivery age counts from here. */
         public static final String REQUEUED_AT = "requeuedAt";
         public static final String REQUEUE_NOTE = "requeueNote";
@@ -117,11 +119,15 @@ public final class Tables {
         public static final List<String> PARKED = List.of(STATUS_QUARANTINED, STATUS_ESCALATED);
 
         public static final String PENDING_DELIVERY = "pending-delivery";
+        /** The commands waiting for an operator, by status, oldest first ({@code bin/reconciler commands list}). */
+        public static final String PARKED_INDEX = "parked";
 
         public static final TableSchema SCHEMA = new TableSchema("ReleaseCommands",
                 new KeyAttribute(OPERATION_ID, AttributeType.S),
                 List.of(new Index(PENDING_DELIVERY, new KeyAttribute(DELIVERY_SHARD, AttributeType.S),
-                        new KeyAttribute(CREATED_AT, AttributeType.N))),
+                                new KeyAttribute(CREATED_AT, AttributeType.N)),
+                        new Index(PARKED_INDEX, new KeyAttribute(PARKED_STATUS, AttributeType.S),
+                                new KeyAttribute(ENDED_AT, AttributeType.N))),
                 Optional.empty(), true);
 
         private ReleaseCommands() {
