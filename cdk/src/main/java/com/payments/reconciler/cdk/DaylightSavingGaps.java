@@ -15,7 +15,7 @@ import java.util.Optional;
 /**
  * The dates on which a local time of day does not exist in a zone (a daylight-saving gap: the clocks jump
  * over it), from now on. EventBridge Scheduler skips a cron time that does not exist, so a schedule at such a
- * time loses that night without any error (docs/decisions.md, "A schedule time must exist every day").
+ * time loses that night without any error (docs/decisions.md, "A schedule time must exist every day in its zone").
  *
  * <p>Exhaustive by the zone's rules, not by sampling: it walks every transition from {@code from} through one
  * year past the zone's last explicitly listed transition (and at least {@value #MIN_YEARS} years). From then on only the zone's annual

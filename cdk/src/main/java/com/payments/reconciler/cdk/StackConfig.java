@@ -151,7 +151,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /**
      * EventBridge Scheduler skips a cron time that does not exist on a daylight-saving day, silently, so a
      * schedule time in a gap of its zone (America/New_York at 02:00) would lose a night a year. Refused here,
-     * naming the dates, rather than deployed (docs/decisions.md, "A schedule time must exist every day").
+     * naming the dates, rather than deployed (docs/decisions.md, "A schedule time must exist every day in its zone").
      */
     static void requireScheduleTimeExistsEveryDay(WindowConfig window, Instant from) {
         ZoneId zone = window.zone();
