@@ -18,9 +18,9 @@ import java.util.Optional;
  * time loses that night without any error (docs/decisions.md, "A schedule time must exist every day in its zone").
  *
  * <p>Exhaustive by the zone's rules, not by sampling: it walks every transition from {@code from} through one
- * year past the zone's last explicitly listed transition (and at least {@value #MIN_YEARS} years). From then on only the zone's annual
- * {@link ZoneRules#getTransitionRules() transition rules} apply, so every gap a later year can have already
- * occurred in the year walked. The rules are the JDK's tz database; Scheduler's may be newer (see the decision).
+ * year past the zone's last explicitly listed transition (and at least {@value #MIN_YEARS} years). From then on
+ * only the zone's annual {@link ZoneRules#getTransitionRules() transition rules} apply, so every gap a later year
+ * can have already occurred in the year walked. The rules are the JDK's tz database; Scheduler's may be newer (see the decision).
  */
 public final class DaylightSavingGaps {
 

@@ -39,9 +39,6 @@ public final class ErrorNames {
     public static final List<String> THROWN_BY_HANDLERS = List.of(FENCED, LEASE_LOST, LEASE_HELD, STORE_CONTENTION,
             PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH);
 
-    /** Errors that mean "another worker took over": never retried, caught into {@link #FAIL_SUPERSEDED}. */
-    public static final List<String> SUPERSEDED = List.of(FENCED, LEASE_LOST);
-
     /** Step Functions' own: the task ran past its {@code TimeoutSeconds}. */
     public static final String STATES_TIMEOUT = "States.Timeout";
     /**
@@ -87,6 +84,9 @@ public final class ErrorNames {
             new Handling(OPERATION_MISMATCH, false, FAILS_AT_ITS_TASK),
             new Handling(STATES_TIMEOUT, true, FAILS_AT_ITS_TASK),
             new Handling(ANY_OTHER_ERROR, true, FAILS_AT_ITS_TASK));
+
+    /** Errors that mean "another worker took over": never retried, caught into {@link #FAIL_SUPERSEDED} (the table's rows). */
+    public static final List<String> SUPERSEDED = TABLE.stream().filter(Handling::superseded).map(Handling::error).toList();
 
     /** The table's row for {@code error}. */
     public static Handling handling(String error) {
