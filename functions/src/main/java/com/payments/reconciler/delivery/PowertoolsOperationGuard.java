@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.OperationMismatch;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;

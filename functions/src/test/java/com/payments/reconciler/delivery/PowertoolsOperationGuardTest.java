@@ -3,6 +3,7 @@ package com.payments.reconciler.delivery;
 import com.payments.reconciler.store.Tables.Idempotency;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
+import com.payments.reconciler.workflow.OperationMismatch;
 import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
