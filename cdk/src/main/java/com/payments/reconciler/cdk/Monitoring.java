@@ -103,7 +103,7 @@ public final class Monitoring extends Construct {
                 + "(status and an excerpt of the answer on it). bin/reconciler commands list --status QUARANTINED; after checking with "
                 + "the provider, commands requeue --operation-id ID", emitted(Metrics.DELIVERY_QUARANTINED, LambdaFunction.DELIVER_COMMANDS));
         alarm(config, "DeliveryEscalated", "A hold release stayed PENDING past automatic delivery and is ESCALATED (our idempotency "
-                + "record may be gone): ask the provider whether it released the hold, then bin/reconciler commands requeue or close",
+                + "record may be gone): ask the provider whether it released the hold, then bin/reconciler commands requeue --operation-id ID (sent again under the same Idempotency-Key)",
                 emitted(Metrics.DELIVERY_ESCALATED, LambdaFunction.DELIVER_COMMANDS));
         alarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
                 + "start the window by hand with bin/reconciler start --window W", deadLetters);

@@ -53,7 +53,7 @@ class MonitoringTest {
     @Test
     void everyAlarmNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
-        assertThat(alarms()).hasSize(9).allSatisfy((name, a) -> {
+        assertThat(alarms()).hasSize(11).allSatisfy((name, a) -> {
             assertThat(a.path("AlarmActions")).as(name).hasSize(1);
             assertThat(a.path("AlarmActions").path(0)).as(name).isEqualTo(topic);
         });

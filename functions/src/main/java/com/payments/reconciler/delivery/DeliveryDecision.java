@@ -31,7 +31,7 @@ public sealed interface DeliveryDecision {
     record Escalate(Duration age) implements DeliveryDecision {
         public String reason() {
             return "PENDING for " + age.toHours() + " h, longer than automatic delivery may wait ("
-                    + Timing.AUTOMATIC_DELIVERY_HORIZON.toHours() + " h): ask the provider whether it released the hold, then requeue or close";
+                    + Timing.AUTOMATIC_DELIVERY_HORIZON.toHours() + " h): ask the provider whether it released the hold, then requeue it (bin/reconciler commands requeue)";
         }
     }
 

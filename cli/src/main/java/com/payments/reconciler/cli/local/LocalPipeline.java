@@ -336,6 +336,11 @@ public final class LocalPipeline implements AutoCloseable {
         return lambda.uri();
     }
 
+    /** The local engine's endpoint (DynamoDB, Step Functions), for operator commands run against this night. */
+    public URI engineEndpoint() {
+        return moto.endpoint();
+    }
+
     /** How the functions run, as the report names it. */
     public String hostingLabel() {
         return options.hosting().label();
