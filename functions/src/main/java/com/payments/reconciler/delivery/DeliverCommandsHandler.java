@@ -148,6 +148,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final Context context;
         private final Map<String, String> logContext;
         private final Deadline deadline;
+        /** The handler's writer bound to this invocation: its request tokens are this attempt's own. */
+        private final FencedWriter writer;
         private final Semaphore slots = new Semaphore(parallelism);
         private final DeliveryFailures failures = new DeliveryFailures();
         private final AtomicLong delivered = new AtomicLong();
@@ -164,6 +166,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             this.context = context;
             this.logContext = logContext;
             this.deadline = Deadline.of(context);
+            this.writer = DeliverCommandsHandler.this.writer.forInvocation(context);
         }
 
         DeliveryBatch deliver() {

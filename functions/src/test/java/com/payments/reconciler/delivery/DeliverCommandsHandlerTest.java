@@ -3,6 +3,7 @@ package com.payments.reconciler.delivery;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.Gate;
 import com.payments.reconciler.local.provider.SimulatedProvider;
@@ -24,11 +25,13 @@ import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyInconsistentStateException;
@@ -43,6 +46,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
@@ -404,6 +408,51 @@ class DeliverCommandsHandlerTest {
         assertThat(field(handler, "{\"window\":" + JsonHandlerAccess.window(w) + ",\"shard\":0,\"batch\":null}")).isEqualTo("lease");
         assertThat(w.provider.totalRequests()).isZero();
         assertThat(w.status(Candidates.op("auth-1"))).isEqualTo(ReleaseCommands.STATUS_PENDING);
+    }
+
+    /**
+     * Issue 15.7: the workflow retries a DeliverCommands call whose response was lost; the retry (a new Lambda
+     * invocation, a new request id) reads a lagging image of the pending-delivery index, so it faces the same
+     * commands and marks the same batch at the same epoch. Its transaction differs from the first call's (its own
+     * clock, no provider call), so reusing the first call's request token would cost an attempt in
+     * IdempotentParameterMismatch; the fault layer gives moto DynamoDB's token rule.
+     */
+    @Test
+    void aRetriedTaskAttemptFacingTheSameBatchDoesNotMeetIdempotentParameterMismatch(LocalDynamo.Engine engine) {
+        DeliveryWorld w = world(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = w.command(lease, "auth-1", "auth-2");
+        DynamoFaults tokens = DynamoFaults.builder(1).clock(w.clock).build();
+        DeliverCommandsHandler handler = new DeliverCommandsHandler(
+                new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()),
+                new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
+                new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
+                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1);
+        String sameInput = DeliveryWorld.input(w.window(), lease, 0, null);
+
+        DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1"));
+        w.clock.advance(Duration.ofSeconds(40));
+        DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-2"));
+
+        assertThat(tokens.tokenMismatches()).as("request tokens of the retried attempt refused by DynamoDB").isZero();
+        assertThat(w.provider.totalRequests()).as("the retry was answered by the idempotency records").isEqualTo(2);
+        ops.forEach(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
+        ops.forEach(op -> assertThat(w.command(op).get(ReleaseCommands.ATTEMPTS).n()).as("marked once").isEqualTo("1"));
+    }
+
+    /** The pending-delivery index as an eventually consistent read may show it: every query answers the first image. */
+    private static final class LaggingIndex implements ExecutionInterceptor {
+        private final AtomicReference<QueryResponse> first = new AtomicReference<>();
+
+        @Override
+        public SdkResponse modifyResponse(Context.ModifyResponse ctx, ExecutionAttributes attributes) {
+            if (!(ctx.response() instanceof QueryResponse page)) {
+                return ctx.response();
+            }
+            first.compareAndSet(null, page);
+            return first.get();
+        }
     }
 
     private String field(DeliverCommandsHandler handler, String input) {
