@@ -25,12 +25,14 @@ import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
@@ -38,6 +40,9 @@ import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyIncon
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,6 +51,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static com.payments.reconciler.store.Attr.n;
@@ -53,6 +59,7 @@ import static com.payments.reconciler.store.Attr.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 @ExtendWith(LocalDynamo.class)
 class DeliverCommandsHandlerTest {
@@ -439,6 +446,79 @@ class DeliverCommandsHandlerTest {
         assertThat(w.provider.totalRequests()).as("the retry was answered by the idempotency records").isEqualTo(2);
         ops.forEach(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
         ops.forEach(op -> assertThat(w.command(op).get(ReleaseCommands.ATTEMPTS).n()).as("marked once").isEqualTo("1"));
+    }
+
+    /**
+     * Issue 15.4: the coordinating thread renews when due right after it took a delivery slot. A renewal failing
+     * there with an error nobody classified (here AccessDenied, as a role missing UpdateItem would answer) must not
+     * take the slot with it: the call stops starting deliveries, the one in flight finishes and is marked, and the
+     * call ends with that error instead of waiting for the slot until the Lambda timeout. Every reading of the
+     * worker's clock is a renewal interval later, so every check finds a renewal due and the fifth renewal is the
+     * one after the second command's slot was taken (the start, then before and after each slot).
+     */
+    @Test
+    void aRenewalThatFailsAfterASlotWasAcquiredDoesNotHangDelivery(LocalDynamo.Engine engine) {
+        DeliveryWorld w = world(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = w.command(lease, "auth-1", "auth-2", "auth-3");
+        Clock everyReadingDue = new SteppingClock(w.clock.instant(), Timing.LEASE_RENEW_INTERVAL.plusSeconds(1));
+        AtomicInteger renewals = new AtomicInteger();
+        ExecutionInterceptor fifthRenewalRefused = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution ctx, ExecutionAttributes attributes) {
+                if (ctx.request() instanceof UpdateItemRequest && renewals.incrementAndGet() == 5) {
+                    throw DynamoDbException.builder().message("simulated: not authorized to perform dynamodb:UpdateItem")
+                            .statusCode(400).awsErrorDetails(AwsErrorDetails.builder().errorCode("AccessDeniedException").build())
+                            .build();
+                }
+            }
+        };
+        DeliverCommandsHandler handler = new DeliverCommandsHandler(
+                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
+                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
+                new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
+                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
+                new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add), everyReadingDue, 2);
+
+        // A hang detector only: the call ends in well under a second once the slot is released.
+        Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> catchThrowable(() -> w.invoke(handler, lease, 0, null, context)),
+                "the call waited for a delivery slot that the failed renewal never gave back");
+
+        assertThat(failure).isInstanceOf(DynamoDbException.class);
+        assertThat(((DynamoDbException) failure).awsErrorDetails().errorCode()).isEqualTo("AccessDeniedException");
+        assertThat(renewals).hasValueGreaterThanOrEqualTo(5);
+        assertThat(w.status(ops.get(0))).as("the delivery in flight was marked").isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(ops.subList(1, 3)).as("no delivery started after the failed renewal").allSatisfy(op -> {
+            assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING);
+            assertThat(w.provider.effect(op).requests()).isZero();
+        });
+    }
+
+    /** A clock that moves {@code step} forward at every reading. */
+    private static final class SteppingClock extends Clock {
+        private final AtomicReference<Instant> next;
+        private final Duration step;
+
+        SteppingClock(Instant start, Duration step) {
+            this.next = new AtomicReference<>(start);
+            this.step = step;
+        }
+
+        @Override
+        public Instant instant() {
+            return next.getAndUpdate(t -> t.plus(step));
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
     }
 
     /** The pending-delivery index as an eventually consistent read may show it: every query answers the first image. */
