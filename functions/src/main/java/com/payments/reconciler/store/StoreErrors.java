@@ -19,6 +19,26 @@ public final class StoreErrors {
     private StoreErrors() {
     }
 
+    /**
+     * {@link #call}, with a {@code TransactionConflict} tried again first, up to {@code conflicts}' attempts with its
+     * pauses: the conflict refused the write without applying it, and the transaction holding the item ends within
+     * its own request. Only a conflict that outlives the attempts is StoreContention.
+     */
+    public static <T> T call(String what, Backoff conflicts, Supplier<T> call) {
+        return call(what, () -> {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return call.get();
+                } catch (TransactionConflictException e) {
+                    if (attempt >= conflicts.maxAttempts()) {
+                        throw e;
+                    }
+                    conflicts.beforeRetry(attempt);
+                }
+            }
+        });
+    }
+
     public static <T> T call(String what, Supplier<T> call) {
         try {
             return call.get();
