@@ -61,7 +61,10 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                     table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check when recording a delivery",
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),
                     index(ReleaseCommands.SCHEMA, ReleaseCommands.PENDING_DELIVERY, "PendingCommands: this shard's pending commands", QUERY),
-                    table(ReleaseCommands.SCHEMA, "FencedWriter.recordDeliveries: PENDING -> DELIVERED / REJECTED", UPDATE_ITEM),
+                    table(Settlements.SCHEMA, "SettlementCheck.settlementsOf: settlements re-read before each round of provider calls (I3 at the call)",
+                            BATCH_GET_ITEM),
+                    table(ReleaseCommands.SCHEMA, "FencedWriter.recordDeliveries: PENDING -> DELIVERED / REJECTED / CANCELLED_SETTLED / "
+                            + "QUARANTINED / ESCALATED", UPDATE_ITEM),
                     table(Idempotency.SCHEMA, "PowertoolsOperationGuard: Powertools' DynamoDB persistence store",
                             GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
             case RELEASE_LEASE -> List.of(

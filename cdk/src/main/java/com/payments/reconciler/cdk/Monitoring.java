@@ -99,6 +99,12 @@ public final class Monitoring extends Construct {
         alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (StopExecution, by a person or a tool): rerun or redrive the window", stateMachine.metricAborted(sum));
         alarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run)", superseded);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
+        alarm(config, "DeliveryQuarantined", "The provider answered a hold release outside its contract: the command is QUARANTINED "
+                + "(status and an excerpt of the answer on it). bin/reconciler commands list --status QUARANTINED; after checking with "
+                + "the provider, commands requeue --operation-id ID", emitted(Metrics.DELIVERY_QUARANTINED, LambdaFunction.DELIVER_COMMANDS));
+        alarm(config, "DeliveryEscalated", "A hold release stayed PENDING past automatic delivery and is ESCALATED (our idempotency "
+                + "record may be gone): ask the provider whether it released the hold, then bin/reconciler commands requeue or close",
+                emitted(Metrics.DELIVERY_ESCALATED, LambdaFunction.DELIVER_COMMANDS));
         alarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
                 + "start the window by hand with bin/reconciler start --window W", deadLetters);
         IMetric startWindowErrors = functions.function(LambdaFunction.START_WINDOW).metricErrors(sum);
@@ -137,7 +143,10 @@ public final class Monitoring extends Construct {
                 graph("Decisions", List.of(emitted(Metrics.RELEASES_REQUESTED, LambdaFunction.RECONCILE_PAGE),
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.RECONCILE_PAGE),
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.DELIVER_COMMANDS), superseded)),
-                graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected)));
+                graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected,
+                        emitted(Metrics.DELIVERY_CANCELLED_SETTLED, LambdaFunction.DELIVER_COMMANDS),
+                        emitted(Metrics.DELIVERY_QUARANTINED, LambdaFunction.DELIVER_COMMANDS),
+                        emitted(Metrics.DELIVERY_ESCALATED, LambdaFunction.DELIVER_COMMANDS))));
         dashboard.addWidgets(
                 graph("Starts", List.of(emitted(Metrics.DUPLICATE_STARTS_SUPPRESSED, LambdaFunction.START_WINDOW), deadLetters,
                         startWindowErrors, startWindowFailures)));

@@ -5,11 +5,19 @@ import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The deployment's settings, read from CDK context ({@code cdk.json}, overridden with {@code -c key=value}).
@@ -53,6 +61,8 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     private static final Pattern SECRET_NAME = Pattern.compile("[A-Za-z0-9/_+=.@-]{1,256}");
     /** Table, function, state machine and schedule names all accept this; 24 leaves room for the longest suffix. */
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9-]{0,24}");
+    /** A refused schedule time names at most this many of the dates it does not exist on. */
+    private static final int SHOWN_GAP_DATES = 3;
     private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
 
     public StackConfig {
@@ -87,6 +97,14 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
      *                its default. Values may be strings (from {@code -c}) or JSON numbers/booleans (cdk.json).
      */
     public static StackConfig fromContext(Function<String, Object> context) {
+        return fromContext(context, Clock.systemUTC());
+    }
+
+    /**
+     * As {@link #fromContext(Function)}, with the clock that says from when on the schedule time must exist
+     * every day in its zone (see {@link #requireScheduleTimeExistsEveryDay}).
+     */
+    public static StackConfig fromContext(Function<String, Object> context, Clock clock) {
         Map<String, String> defaults = defaults();
         Function<String, String> value = key -> {
             Object raw = context.apply(key);
@@ -112,6 +130,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             String problem = e.getMessage().startsWith(e.field() + ": ") ? e.getMessage().substring(e.field().length() + 2) : e.getMessage();
             throw new InvalidContext(contextKeyOf(e.field()), problem);
         }
+        requireScheduleTimeExistsEveryDay(window, clock.instant());
         URI provider = providerUrl(value.apply(PROVIDER_BASE_URL));
         String secretName = value.apply(PROVIDER_SECRET_NAME);
         if (secretName == null) {
@@ -127,6 +146,29 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             }
         });
         return new StackConfig(prefix, window, provider, secretName, email);
+    }
+
+    /**
+     * EventBridge Scheduler skips a cron time that does not exist on a daylight-saving day, silently, so a
+     * schedule time in a gap of its zone (America/New_York at 02:00) would lose a night a year. Refused here,
+     * naming the dates, rather than deployed (docs/decisions.md, "A schedule time must exist every day in its zone").
+     */
+    static void requireScheduleTimeExistsEveryDay(WindowConfig window, Instant from) {
+        ZoneId zone = window.zone();
+        LocalTime time = window.localTime();
+        List<LocalDate> dates = DaylightSavingGaps.datesWithout(zone, time, from);
+        if (dates.isEmpty()) {
+            return;
+        }
+        String shown = dates.stream().limit(SHOWN_GAP_DATES).map(LocalDate::toString).collect(Collectors.joining(", "))
+                + (dates.size() > SHOWN_GAP_DATES ? ", ..." : "");
+        List<String> instead = new ArrayList<>();
+        DaylightSavingGaps.nextTimeThatAlwaysExists(zone, time, from).map(LocalTime::toString).ifPresent(instead::add);
+        DaylightSavingGaps.previousHourThatAlwaysExists(zone, time, from).map(LocalTime::toString).ifPresent(instead::add);
+        throw new InvalidContext(SCHEDULE_TIME, "must be a local time HH:mm that exists every day in " + zone.getId()
+                + " (" + SCHEDULE_TIME_ZONE + "), was '" + time + "': the clocks skip it for daylight saving on " + shown
+                + ", and EventBridge Scheduler skips a time that does not exist, so those nights would not start"
+                + (instead.isEmpty() ? "" : "; use e.g. " + String.join(" or ", instead)));
     }
 
     /** The window settings as StartWindow's environment carries them ({@link WindowConfig#fromEnvironment} reads them back). */

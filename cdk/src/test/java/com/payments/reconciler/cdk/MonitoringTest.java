@@ -19,7 +19,7 @@ class MonitoringTest {
     void alarmsOnFailedTimedOutAbortedSupersededRejectedAndDeadLetters() {
         Map<String, JsonNode> alarms = alarms();
         assertThat(alarms.keySet()).containsExactlyInAnyOrder("test-ExecutionsFailed", "test-ExecutionsTimedOut", "test-ExecutionsAborted",
-                "test-SupersededRuns", "test-DeliveryRejections", "test-ScheduleDeadLetters",
+                "test-SupersededRuns", "test-DeliveryRejections", "test-DeliveryQuarantined", "test-DeliveryEscalated", "test-ScheduleDeadLetters",
                 "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted");
         JsonNode stateMachine = template.ref(synth.stack.workflow().stateMachine());
         assertMetric(alarms.get("test-ExecutionsFailed"), "AWS/States", "ExecutionsFailed", "StateMachineArn", stateMachine);
@@ -27,6 +27,10 @@ class MonitoringTest {
         assertMetric(alarms.get("test-ExecutionsAborted"), "AWS/States", "ExecutionsAborted", "StateMachineArn", stateMachine);
         assertMetric(alarms.get("test-SupersededRuns"), Metrics.NAMESPACE, Metrics.SUPERSEDED_RUNS, null, null);
         assertMetric(alarms.get("test-DeliveryRejections"), Metrics.NAMESPACE, Metrics.DELIVERY_REJECTED, "Function",
+                TemplateJson.parse("\"" + LambdaFunction.DELIVER_COMMANDS.logicalName() + "\""));
+        assertMetric(alarms.get("test-DeliveryQuarantined"), Metrics.NAMESPACE, Metrics.DELIVERY_QUARANTINED, "Function",
+                TemplateJson.parse("\"" + LambdaFunction.DELIVER_COMMANDS.logicalName() + "\""));
+        assertMetric(alarms.get("test-DeliveryEscalated"), Metrics.NAMESPACE, Metrics.DELIVERY_ESCALATED, "Function",
                 TemplateJson.parse("\"" + LambdaFunction.DELIVER_COMMANDS.logicalName() + "\""));
         assertMetric(alarms.get("test-ScheduleDeadLetters"), "AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName",
                 template.getAtt(synth.stack.schedule().deadLetterQueue(), "QueueName"));
@@ -140,6 +144,7 @@ class MonitoringTest {
         String body = dashboard.path("DashboardBody").toString();
         assertThat(body).contains("ExecutionTime", "ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted",
                 Metrics.SUPERSEDED_RUNS, Metrics.DELIVERY_REJECTED, Metrics.DELIVERIES, Metrics.RELEASES_REQUESTED,
+                Metrics.DELIVERY_CANCELLED_SETTLED, Metrics.DELIVERY_QUARANTINED, Metrics.DELIVERY_ESCALATED,
                 Metrics.FENCED_REFUSALS, Metrics.DUPLICATE_STARTS_SUPPRESSED, "ApproximateNumberOfMessagesVisible", "alarm");
     }
 

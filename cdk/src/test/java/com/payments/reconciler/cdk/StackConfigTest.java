@@ -9,10 +9,15 @@ import com.payments.reconciler.window.WindowConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -105,5 +110,85 @@ class StackConfigTest {
                 .hasMessageNotContainingAny("SCHEDULE_", "GRACE_PERIOD", "SHARDS", "DRY_RUN", "WINDOW_HORIZON")
                 .hasMessageContaining("-c " + key + "=")
                 .satisfies(e -> assertThat(((InvalidContext) e).key()).isEqualTo(key));
+    }
+
+    /** Synthesis "now" for the daylight-saving cases: the refusals name the dates after it. */
+    private static final Clock SYNTH_CLOCK = Clock.fixed(Instant.parse("2026-12-03T17:00:00Z"), ZoneOffset.UTC);
+
+    /**
+     * Issue 15.9: EventBridge Scheduler skips a cron time that does not exist on a spring-forward day, so the
+     * night would silently not start. Such a time is refused at synth, naming the key, the zone, the time, the
+     * dates and times that do exist every day; times in a fall-back overlap exist (Scheduler runs them once).
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+            "Europe/London|01:30|2027-03-28, 2028-03-26, 2029-03-25|02:00 or 00:00",
+            "America/New_York|02:00|2027-03-14, 2028-03-12, 2029-03-11|03:00 or 01:00",
+            "America/New_York|02:30|2027-03-14, 2028-03-12, 2029-03-11|03:00 or 01:00",
+            "America/New_York|02:59|2027-03-14|03:00 or 01:00",
+            // A 30-minute daylight-saving shift: 02:00-02:29 are skipped on the first Sunday of October.
+            "Australia/Lord_Howe|02:15|2027-10-03, 2028-10-01, 2029-10-07|02:30 or 01:00",
+            "Australia/Lord_Howe|02:00|2027-10-03|02:30 or 01:00",
+            // Gaps at midnight: the suggestion before it is on the previous day.
+            "America/Havana|00:30|2027-03-14|01:00 or 23:00",
+            "America/Santiago|00:00|2027-09-05|01:00 or 23:00",
+    })
+    void aScheduleTimeThatDoesNotExistOnSpringForwardIsRefusedAtSynth(String zone, String time, String dates, String instead) {
+        Map<String, Object> context = Map.of(StackConfig.SCHEDULE_TIME_ZONE, zone, StackConfig.SCHEDULE_TIME, time);
+        assertThatThrownBy(() -> StackConfig.fromContext(context::get, SYNTH_CLOCK))
+                .isInstanceOf(InvalidContext.class)
+                .hasMessageStartingWith("context key 'scheduleTime' must be a local time HH:mm that exists every day in " + zone)
+                .hasMessageContaining("was '" + time + "'")
+                .hasMessageContaining(dates)
+                .hasMessageContaining("use e.g. " + instead)
+                .hasMessageContaining("-c scheduleTime=")
+                .hasMessageNotContainingAny("SCHEDULE_")
+                .satisfies(e -> assertThat(((InvalidContext) e).key()).isEqualTo(StackConfig.SCHEDULE_TIME));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+            "UTC|02:00", "UTC|01:30", "UTC|00:00", "UTC|23:59",
+            "America/New_York|03:00", "America/New_York|01:59",
+            // Fall-back overlap (01:00-01:59 happen twice on the first Sunday of November): exists, Scheduler runs it once.
+            "America/New_York|01:30",
+            "Europe/London|02:30", "Europe/London|00:59",
+            "Asia/Kolkata|02:00", "Asia/Kolkata|02:30",
+            "Australia/Lord_Howe|02:30", "Australia/Lord_Howe|01:45",
+    })
+    void aScheduleTimeThatExistsEveryDayIsAccepted(String zone, String time) {
+        Map<String, Object> context = Map.of(StackConfig.SCHEDULE_TIME_ZONE, zone, StackConfig.SCHEDULE_TIME, time);
+        StackConfig config = StackConfig.fromContext(context::get, SYNTH_CLOCK);
+        assertThat(config.window().zone()).isEqualTo(ZoneId.of(zone));
+        assertThat(config.window().localTime()).isEqualTo(LocalTime.parse(time));
+    }
+
+    /** The check walks the zone's rules, so a date decades after synthesis is as covered as next March. */
+    @Test
+    void theDaylightSavingCheckCoversEveryFutureYearByTheZonesRules() {
+        Instant from = SYNTH_CLOCK.instant();
+        // Exhaustive reference: every date of the next 30 years, looked up directly.
+        for (String id : List.of("America/New_York", "Europe/London", "Australia/Lord_Howe", "America/Havana", "Asia/Kolkata", "UTC")) {
+            ZoneId zone = ZoneId.of(id);
+            for (LocalTime time = LocalTime.of(0, 0); ; time = time.plusMinutes(15)) {
+                boolean missingSomeDay = false;
+                LocalDate start = LocalDate.ofInstant(from, zone).plusDays(1);
+                for (LocalDate date = start; date.isBefore(start.plusYears(30)) && !missingSomeDay; date = date.plusDays(1)) {
+                    missingSomeDay = zone.getRules().getValidOffsets(date.atTime(time)).isEmpty();
+                }
+                assertThat(DaylightSavingGaps.existsEveryDay(zone, time, from)).as("%s %s", id, time).isEqualTo(!missingSomeDay);
+                if (time.equals(LocalTime.of(23, 45))) {
+                    break;
+                }
+            }
+        }
+    }
+
+    @Test
+    void theDefaultScheduleTimeExistsEveryDay() {
+        assertThat(StackConfig.fromContext(key -> null, SYNTH_CLOCK).window()).isEqualTo(WindowConfig.defaults());
+        // The stack tests' context (SynthesizedStack): Europe/London at 02:30, after that zone's 01:00-02:00 gap.
+        Map<String, Object> stackTests = Map.of(StackConfig.SCHEDULE_TIME_ZONE, "Europe/London", StackConfig.SCHEDULE_TIME, "02:30");
+        assertThat(StackConfig.fromContext(stackTests::get, SYNTH_CLOCK).window().localTime()).isEqualTo(LocalTime.of(2, 30));
     }
 }

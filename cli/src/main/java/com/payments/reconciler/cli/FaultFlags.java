@@ -24,7 +24,8 @@ final class FaultFlags {
         }
         List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> dynamo = spec.anyDynamoFaults()
                 ? List.of(dynamoFaults(spec, seed)) : List.of();
-        ProviderFaults provider = new ProviderFaults(spec.providerDrop(), spec.provider5xx(), spec.providerSlow(), PROVIDER_SLOW_DELAY, seed);
+        ProviderFaults provider = new ProviderFaults(spec.providerDrop(), spec.provider5xx(), spec.providerSlow(), PROVIDER_SLOW_DELAY, seed,
+                spec.providerMalformed());
         return new LocalCommand.LocalFaults(dynamo, provider);
     }
 

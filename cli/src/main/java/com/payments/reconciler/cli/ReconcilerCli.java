@@ -12,7 +12,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 @Command(name = "reconciler", mixinStandardHelpOptions = true, version = "hold-release-reconciler 1.0.0",
         description = "Nightly hold-release reconciler: run a window locally, or start, rerun, redrive and inspect windows on AWS.",
         subcommands = {LocalCommand.class, StartCommand.class, RerunCommand.class, RedriveCommand.class,
-                StatusCommand.class, HistoryCommand.class, ChaosCommand.class, BenchCommand.class},
+                StatusCommand.class, HistoryCommand.class, CommandsCommand.class, ChaosCommand.class, BenchCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success (a run: SUCCEEDED with I1-I5 true)", "1:run failed, superseded, an invariant violated, or a rerun or redrive refused",
                 "2:bad usage or input (nothing was started or written)", "3:AWS error (permissions, throttling, endpoint)"})

@@ -76,7 +76,7 @@ class ReconcilerCliTest {
         assertThat(Files.readString(sandboxLogs.resolve("ReconcilePage-1.log"))).contains("\"CloudWatchMetrics\"");
         assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
-                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts");
+                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "quarantined", "escalated");
         assertThat(fieldNames(report.get("cost"))).containsExactly("stateTransitions", "lambdaInvocations", "dynamodbRequests", "providerCalls");
         assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today);
         assertThat(report.at("/execution/status").asText()).isEqualTo("SUCCEEDED");

@@ -7,6 +7,7 @@ import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Timing;
+import com.payments.reconciler.cli.aws.SynthesizedTemplate;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -92,6 +93,56 @@ class TimingBudgetTest {
         System.out.printf("in-progress retrier waits %d s in total > in-progress window %d s%n", waits,
                 LambdaFunction.DELIVER_COMMANDS.timeout().toSeconds());
         assertThat(waits).isGreaterThan(LambdaFunction.DELIVER_COMMANDS.timeout().toSeconds());
+    }
+
+    /**
+     * Issue 15.3: a command performed but never marked can be redelivered by the next nights, by reruns and by a
+     * redrive up to its horizon; each redelivery must still find our idempotency record, or not happen on its own.
+     * The rule: a delivery starts only while its command is younger than AUTOMATIC_DELIVERY_HORIZON (older ones are
+     * ESCALATED), that horizon covers the next night and a late redrive, and the records outlive it by a whole
+     * retried delivery state.
+     */
+    @Test
+    void everyAutomaticRedeliveryOfACommandStillFindsItsIdempotencyRecord() {
+        List<String> broken = redeliveryBudgetBreaks(Timing.AUTOMATIC_DELIVERY_HORIZON, Timing.IDEMPOTENCY_EXPIRY);
+        assertThat(broken).as("the redelivery budget").isEmpty();
+    }
+
+    /** The rule above can fail: the budget before issue 15.3 (records for 24 h, the schedule period) breaks it. */
+    @Test
+    void theRedeliveryBudgetRefusesTheOneDayExpiryItReplaced() {
+        assertThat(redeliveryBudgetBreaks(Duration.ofHours(24), Duration.ofHours(24)))
+                .anySatisfy(rule -> assertThat(rule).contains("next night"))
+                .anySatisfy(rule -> assertThat(rule).contains("redrive"));
+        assertThat(redeliveryBudgetBreaks(Duration.ofDays(16), Duration.ofDays(16)))
+                .singleElement().satisfies(rule -> assertThat(rule).contains("outlive"));
+    }
+
+    private List<String> redeliveryBudgetBreaks(Duration automaticHorizon, Duration expiry) {
+        Duration execution = Duration.ofSeconds(asl.root.path("TimeoutSeconds").asLong());
+        JsonNode schedule = SynthesizedTemplate.load().resources("AWS::Scheduler::Schedule").values().iterator().next().path("Properties");
+        Duration flexible = Duration.ofMinutes(schedule.path("FlexibleTimeWindow").path("MaximumWindowInMinutes").asLong(0));
+        // Created as one night's run starts; that run fails; the next night's run delivers it at its very end.
+        Duration nextNight = Timing.SCHEDULE_PERIOD.plus(flexible).plus(execution);
+        // Created as a run starts; the run stops at its timeout; redriven at the end of the horizon, it runs to its timeout again.
+        Duration lateRedrive = execution.plus(Timing.REDRIVE_HORIZON).plus(execution);
+        Asl.Located deliver = asl.tasks().stream().filter(t -> Asl.functionOf(t) == LambdaFunction.DELIVER_COMMANDS).findFirst().orElseThrow();
+        long retried = Asl.list(deliver.state().path("Retry")).stream()
+                .mapToLong(r -> horizonSeconds(r, deliver.state().path("TimeoutSeconds").asLong())).sum();
+        Duration lastDelivery = automaticHorizon.plusSeconds(retried);
+        System.out.printf("automatic delivery horizon %s >= next night %s and late redrive %s; records %s > horizon + retried delivery state %s%n",
+                automaticHorizon, nextNight, lateRedrive, expiry, lastDelivery);
+        List<String> broken = new java.util.ArrayList<>();
+        if (automaticHorizon.compareTo(nextNight) < 0) {
+            broken.add("the next night's run would escalate a failed night's commands (" + nextNight + " > " + automaticHorizon + ")");
+        }
+        if (automaticHorizon.compareTo(lateRedrive) < 0) {
+            broken.add("a redrive near its horizon would escalate its own commands (" + lateRedrive + " > " + automaticHorizon + ")");
+        }
+        if (expiry.compareTo(lastDelivery) <= 0) {
+            broken.add("idempotency records must outlive the last automatic delivery (" + expiry + " <= " + lastDelivery + ")");
+        }
+        return broken;
     }
 
     /**

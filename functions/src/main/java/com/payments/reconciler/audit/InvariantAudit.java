@@ -28,10 +28,14 @@ import java.util.Set;
  *   e is applied after a takeover to an epoch &gt; e was applied.</li>
  *   <li><b>I2 one effect per operation</b>: the provider performed every operation id at most once.</li>
  *   <li><b>I3 no release of a settled authorisation</b>: no release decision was applied after that
- *   authorisation's settlement was.</li>
+ *   authorisation's settlement was; and, at the provider call, no release was performed after the
+ *   {@code settledAt} of a settlement in the Settlements table (however it was written). The second holds
+ *   for settlements that arrived before the delivery read them; one arriving while the provider performs is
+ *   out of any worker's reach and would be reported here.</li>
  *   <li><b>I4 nothing lost</b> (checked only when asked, once the window and its reruns are complete):
  *   every authorisation authorised before the cutoff and not settled is RELEASE_REQUESTED with a
- *   DELIVERED command (or a REJECTED one: the provider's permanent answer, reported for a person).</li>
+ *   DELIVERED command (or a REJECTED one: the provider's permanent answer; or one parked for a person,
+ *   QUARANTINED or ESCALATED; each counted in the report).</li>
  *   <li><b>I5</b>: lease epochs only grow across takeovers and every lease item still exists.</li>
  * </ul>
  */
@@ -46,7 +50,7 @@ public final class InvariantAudit {
     public record Violation(String invariant, String detail) {
     }
 
-    public record Report(Map<String, Boolean> invariants, List<Violation> violations, int rejectedCommands) {
+    public record Report(Map<String, Boolean> invariants, List<Violation> violations, int rejectedCommands, int parkedCommands) {
         public boolean allHold() {
             return violations.isEmpty();
         }
@@ -119,16 +123,33 @@ public final class InvariantAudit {
                 violations.add(new Violation("I2", effect.operationId() + " performed " + effect.performed() + " times"));
             }
         }
-        int rejected = 0;
+        auditReleasesAfterSettlement(state, effects, violations);
+        int[] endings = {0, 0};
         if (completion != null) {
-            rejected = auditNothingLost(state, effects, completion, violations);
+            endings = auditNothingLost(state, effects, completion, violations);
         }
 
         Map<String, Boolean> invariants = new LinkedHashMap<>();
         for (String name : List.of("I1", "I2", "I3", "I4", "I5")) {
             invariants.put(name, violations.stream().noneMatch(v -> v.invariant().equals(name)));
         }
-        return new Report(invariants, List.copyOf(violations), rejected);
+        return new Report(invariants, List.copyOf(violations), endings[0], endings[1]);
+    }
+
+    /** I3 at the provider call: every performed release against the settlement's own time. */
+    private static void auditReleasesAfterSettlement(StoreSnapshot state, List<ProviderEffect> effects, List<Violation> violations) {
+        Map<String, Long> settledAt = new HashMap<>();
+        state.of(com.payments.reconciler.store.Tables.Settlements.SCHEMA).forEach(item -> settledAt.put(
+                Attr.stringOr(item, Settlements.AUTHORISATION_ID, ""), Attr.numberOr(item, Settlements.SETTLED_AT, Long.MIN_VALUE)));
+        for (ProviderEffect effect : effects) {
+            Long settled = settledAt.get(effect.authorisationId());
+            if (settled == null) {
+                continue;
+            }
+            effect.performedAt().stream().filter(at -> at > settled).findFirst().ifPresent(at -> violations.add(new Violation("I3",
+                    effect.authorisationId() + " released by the provider at " + Instant.ofEpochMilli(at) + " after its settlement at "
+                            + (settled == Long.MIN_VALUE ? "an unrecorded time" : Instant.ofEpochMilli(settled)))));
+        }
     }
 
     private void auditTransaction(AppliedWrite write, Map<String, Long> maxEpoch, Map<String, Long> settledAtSeq,
@@ -176,7 +197,8 @@ public final class InvariantAudit {
         }
     }
 
-    private int auditNothingLost(StoreSnapshot state, List<ProviderEffect> effects, Completion completion, List<Violation> violations) {
+    /** Returns {rejected, parked}. */
+    private int[] auditNothingLost(StoreSnapshot state, List<ProviderEffect> effects, Completion completion, List<Violation> violations) {
         Instant cutoff = completion.cutoff();
         Set<String> settled = new HashSet<>();
         state.of(com.payments.reconciler.store.Tables.Settlements.SCHEMA)
@@ -187,6 +209,7 @@ public final class InvariantAudit {
         Map<String, Integer> performed = new HashMap<>();
         effects.forEach(e -> performed.merge(e.operationId(), e.performed(), Integer::sum));
         int rejected = 0;
+        int parked = 0;
         for (Map<String, AttributeValue> auth : state.of(com.payments.reconciler.store.Tables.Authorisations.SCHEMA)) {
             String id = Attr.stringOr(auth, Authorisations.AUTHORISATION_ID, "");
             long authorisedAt = Attr.numberOr(auth, Authorisations.AUTHORISED_AT, Long.MAX_VALUE);
@@ -200,6 +223,10 @@ public final class InvariantAudit {
                 rejected++;
                 continue;
             }
+            if (ReleaseCommands.PARKED.contains(status)) {
+                parked++;
+                continue;
+            }
             boolean commandOk = completion.requireDelivered() ? ReleaseCommands.STATUS_DELIVERED.equals(status) : command != null;
             if (!Authorisations.STATE_RELEASE_REQUESTED.equals(stateName) || !commandOk) {
                 violations.add(new Violation("I4", id + " is " + stateName + " with command " + status));
@@ -207,7 +234,7 @@ public final class InvariantAudit {
                 violations.add(new Violation("I4", id + " marked DELIVERED but the provider never performed it"));
             }
         }
-        return rejected;
+        return new int[] {rejected, parked};
     }
 
     private boolean isBusinessTable(String table) {

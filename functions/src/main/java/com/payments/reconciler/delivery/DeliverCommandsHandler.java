@@ -6,6 +6,7 @@ import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.reconcile.DeliveryMark;
 import com.payments.reconciler.reconcile.DeliveryRecord;
 import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.workflow.Deadline;
@@ -34,6 +35,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -87,6 +89,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     private static final Logger LOG = LoggerFactory.getLogger(DeliverCommandsHandler.class);
 
     private final PendingCommands commands;
+    private final SettlementCheck settlements;
     private final FencedWriter writer;
     private final LeaseStore leases;
     private final OperationGuard guard;
@@ -107,6 +110,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
 
     private DeliverCommandsHandler(HandlerEnvironment env, TableNames tables, DynamoDbClient dynamo) {
         this(new PendingCommands(dynamo, tables.releaseCommands()),
+                new SettlementCheck(dynamo, tables.settlements(), Backoff.standard()),
                 new FencedWriter(dynamo, tables, Backoff.standard()),
                 new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
                 PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
@@ -116,7 +120,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 env.clock(), Timing.DELIVERY_PARALLELISM);
     }
 
-    public DeliverCommandsHandler(PendingCommands commands, FencedWriter writer, LeaseStore leases, OperationGuard guard,
+    public DeliverCommandsHandler(PendingCommands commands, SettlementCheck settlements, FencedWriter writer,
+                                  LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism) {
         super(DeliveryRequest.class);
@@ -124,6 +129,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             throw new IllegalArgumentException("parallelism must be at least 1, was " + parallelism);
         }
         this.commands = commands;
+        this.settlements = settlements;
         this.writer = writer;
         this.leases = leases;
         this.guard = guard;
@@ -158,6 +164,11 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final DeliveryFailures failures = new DeliveryFailures();
         private final AtomicLong delivered = new AtomicLong();
         private final AtomicLong rejected = new AtomicLong();
+        private final AtomicLong cancelledSettled = new AtomicLong();
+        private final AtomicLong quarantined = new AtomicLong();
+        private final AtomicLong escalated = new AtomicLong();
+        /** Answers outside the contract so far in this call, recorded or not: the limit's count. */
+        private final AtomicInteger violations = new AtomicInteger();
         private final AtomicLong attempts = new AtomicLong();
         /** Final answers waiting to be marked on their commands; the coordinating thread marks them. */
         private final Queue<DeliveryMark> answered = new LinkedBlockingQueue<>();   // size() is O(1): read per command
@@ -191,13 +202,16 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             while (!answered.isEmpty() && !failures.superseded()) {
                 markAnswered();
             }
-            long deliveredNow = delivered.get();
-            long rejectedNow = rejected.get();
-            metrics.count(Map.of(Metrics.DELIVERIES, deliveredNow, Metrics.DELIVERY_REJECTED, rejectedNow));
-            LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} provider requests, {} failures, shard read to the end {}",
-                    started, deliveredNow, rejectedNow, attempts.get(), failures.count(), exhausted);
+            DeliveryTotals call = new DeliveryTotals(1, delivered.get(), rejected.get(), attempts.get(),
+                    cancelledSettled.get(), quarantined.get(), escalated.get());
+            metrics.count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
+                    Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_QUARANTINED, call.quarantined(),
+                    Metrics.DELIVERY_ESCALATED, call.escalated()));
+            LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} quarantined, "
+                            + "{} escalated, {} provider requests, {} failures, shard read to the end {}",
+                    started, call.delivered(), call.rejected(), call.cancelledSettled(), call.quarantined(), call.escalated(),
+                    call.attempts(), failures.count(), exhausted);
             failures.throwIfAny();
-            DeliveryTotals call = new DeliveryTotals(1, deliveredNow, rejectedNow, attempts.get());
             return new DeliveryBatch(!exhausted, request.batch().totals().plus(call));
         }
 
@@ -207,16 +221,24 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             while (canStart()) {
                 PendingCommands.Page page = commands.page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
                 page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
-                for (PendingCommand command : page.commands()) {
-                    if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
-                        markAnswered();
-                    }
-                    if (!acquireSlot()) {
+                List<PendingCommand> read = page.commands();
+                // Settlements are read for one round of slots at a time, just before those calls start, so the
+                // check is as fresh as the calls it guards (I3 at the provider call, issue 15.2).
+                for (int from = 0; from < read.size(); from += parallelism) {
+                    if (!canStart()) {
                         return false;
                     }
-                    if (!canStart() || !start(workers, command)) {
-                        slots.release();
-                        return false;
+                    for (PendingCommand command : deliverable(read.subList(from, Math.min(read.size(), from + parallelism)))) {
+                        if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
+                            markAnswered();
+                        }
+                        if (!acquireSlot()) {
+                            return false;
+                        }
+                        if (!canStart() || !start(workers, command)) {
+                            slots.release();
+                            return false;
+                        }
                     }
                 }
                 if (!page.hasMore()) {
@@ -246,6 +268,31 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             }
             started++;
             return true;
+        }
+
+        /**
+         * The commands of {@code round} to send now; the others end here, queued as marks like answers: settled
+         * ones CANCELLED_SETTLED, those past automatic delivery ESCALATED.
+         */
+        private List<PendingCommand> deliverable(List<PendingCommand> round) {
+            Map<String, Optional<Instant>> settled = settlements.settlementsOf(round.stream().map(PendingCommand::authorisationId).toList());
+            Instant now = clock.instant();
+            List<PendingCommand> send = new ArrayList<>(round.size());
+            for (PendingCommand command : round) {
+                switch (DeliveryDecision.decide(command, settled, now)) {
+                    case DeliveryDecision.Deliver deliver -> send.add(command);
+                    case DeliveryDecision.CancelSettled cancel -> {
+                        LOG.info("not sending {}: its authorisation settled at {}", command.operationId(), cancel.settledAt());
+                        answered.add(new DeliveryMark(command.operationId(), new DeliveryRecord.Result.CancelledSettled(cancel.settledAt()), 0));
+                    }
+                    case DeliveryDecision.Escalate escalate -> {
+                        LOG.warn("not sending {}: {}", command.operationId(), escalate.reason());
+                        answered.add(new DeliveryMark(command.operationId(),
+                                new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard()), 0));
+                    }
+                }
+            }
+            return send;
         }
 
         private boolean canStart() {
@@ -303,11 +350,11 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private void deliverOne(PendingCommand command) {
             logContext.forEach(MDC::put);
             MDC.put("operationId", command.operationId());
+            AtomicInteger calls = new AtomicInteger();
             try {
                 if (failures.halted()) {
                     return;
                 }
-                AtomicInteger calls = new AtomicInteger();
                 ProviderResult.Final result;
                 try {
                     result = guard.once(GuardedOperation.of(command), context, ProviderResult.Final.class,
@@ -322,11 +369,36 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                     case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
                     case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
                 }, calls.get()));
+            } catch (ProviderContractViolation violation) {
+                if (!violation.aboutTheCommand()) {
+                    LOG.warn("delivery of {} ended with {}: {}", command.operationId(), violation.getClass().getSimpleName(), violation.getMessage());
+                    failures.add(violation);
+                    return;
+                }
+                quarantine(command, violation, calls.get());
             } catch (RuntimeException e) {
                 LOG.warn("delivery of {} ended with {}", command.operationId(), e.getClass().getSimpleName());
                 failures.add(e);
             } finally {
                 MDC.clear();
+            }
+        }
+
+        /**
+         * Issue 15.5: one answer outside the contract parks its command (the body is kept on the command, not in
+         * the log); the others go on. So many in one call that it looks like the provider's fault stops the call.
+         */
+        private void quarantine(PendingCommand command, ProviderContractViolation violation, int providerRequests) {
+            LOG.warn("quarantining {}: {}", command.operationId(), violation.getMessage());
+            if (failures.superseded()) {
+                return;
+            }
+            answered.add(new DeliveryMark(command.operationId(),
+                    new DeliveryRecord.Result.Quarantined(violation.answer(), request.shard()), providerRequests));
+            if (violations.incrementAndGet() == Timing.QUARANTINES_PER_CALL_LIMIT) {
+                failures.add(ProviderContractViolation.ofEveryCommand(Timing.QUARANTINES_PER_CALL_LIMIT
+                        + " answers outside the provider's contract in one call (the last for " + command.operationId()
+                        + "): the provider or its URL looks misconfigured; those commands are QUARANTINED"));
             }
         }
 
@@ -379,12 +451,15 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private void count(DeliveryMark mark, DeliveryRecord outcome) {
             switch (outcome) {
                 case DeliveryRecord.Recorded recorded -> {
-                    if (mark.result() instanceof DeliveryRecord.Result.Delivered) {
-                        delivered.incrementAndGet();
-                    } else {
-                        rejected.incrementAndGet();
-                        LOG.warn("provider refused {} permanently: {}", mark.operationId(),
-                                ((DeliveryRecord.Result.Rejected) mark.result()).code());
+                    switch (mark.result()) {
+                        case DeliveryRecord.Result.Delivered d -> delivered.incrementAndGet();
+                        case DeliveryRecord.Result.Rejected r -> {
+                            rejected.incrementAndGet();
+                            LOG.warn("provider refused {} permanently: {}", mark.operationId(), r.code());
+                        }
+                        case DeliveryRecord.Result.CancelledSettled c -> cancelledSettled.incrementAndGet();
+                        case DeliveryRecord.Result.Quarantined q -> quarantined.incrementAndGet();
+                        case DeliveryRecord.Result.Escalated e -> escalated.incrementAndGet();
                     }
                 }
                 case DeliveryRecord.Fenced fenced -> {

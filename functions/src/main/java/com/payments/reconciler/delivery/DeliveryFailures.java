@@ -3,6 +3,7 @@ package com.payments.reconciler.delivery;
 import com.payments.reconciler.workflow.Fenced;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.LeaseLost;
+import com.payments.reconciler.workflow.OperationMismatch;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -106,6 +106,18 @@ public final class HttpProviderClient implements ProviderClient {
     }
 
     private ProviderResult interpret(PendingCommand command, HttpResponse<String> response) {
+        if (response.statusCode() == 401) {
+            throw ProviderContractViolation.ofEveryCommand("provider answered 401 for " + command.operationId()
+                    + ": the provider refused our API key (" + credentials + ") even after reading it again; field Authorization");
+        }
+        try {
+            return interpretAnswer(command, response);
+        } catch (Broken broken) {
+            throw ProviderContractViolation.ofCommand(broken.getMessage(), response.statusCode(), response.body());
+        }
+    }
+
+    private ProviderResult interpretAnswer(PendingCommand command, HttpResponse<String> response) {
         int status = response.statusCode();
         String what = "provider answered " + status + " for " + command.operationId();
         return switch (status) {
@@ -115,7 +127,7 @@ public final class HttpProviderClient implements ProviderClient {
                 expect(what, json, "status", "RELEASED");
                 String reference = text(what, json, "providerReference");
                 if (reference.length() > MAX_REFERENCE_LENGTH) {
-                    throw new ProviderContractViolation(what + ": field providerReference is longer than "
+                    throw new Broken(what + ": field providerReference is longer than "
                             + MAX_REFERENCE_LENGTH + " characters");
                 }
                 yield new ProviderResult.Released(reference);
@@ -127,15 +139,13 @@ public final class HttpProviderClient implements ProviderClient {
                 yield new ProviderResult.Rejected(text(what, json, "code"), text(what, json, "reason"));
             }
             case 408, 429, 500, 502, 503, 504 -> new ProviderResult.Unavailable("provider answered " + status);
-            case 401 -> throw new ProviderContractViolation(what + ": the provider refused our API key ("
-                    + credentials + ") even after reading it again; field Authorization");
-            case 422 -> throw new ProviderContractViolation(what + ": the provider holds a different request under "
+            case 422 -> throw new Broken(what + ": the provider holds a different request under "
                     + "this Idempotency-Key; the command changed after it was first sent (field Idempotency-Key)");
             default -> {
                 if (status >= 500 && status <= 599) {
                     yield new ProviderResult.Unavailable("provider answered " + status);
                 }
-                throw new ProviderContractViolation(what + ": unexpected status; the contract answers 200 (released), "
+                throw new Broken(what + ": unexpected status; the contract answers 200 (released), "
                         + "409 (refused), 5xx/408/429 (retry)");
             }
         };
@@ -151,7 +161,7 @@ public final class HttpProviderClient implements ProviderClient {
         } catch (IOException e) {
             // fall through: reported below without quoting the body
         }
-        throw new ProviderContractViolation(what + ": the body is not a JSON object (Content-Type " + contentType
+        throw new Broken(what + ": the body is not a JSON object (Content-Type " + contentType
                 + ", " + response.body().length() + " characters)");
     }
 
@@ -163,14 +173,14 @@ public final class HttpProviderClient implements ProviderClient {
     private static void expect(String what, JsonNode json, String field, String expected) {
         String actual = text(what, json, field);
         if (!actual.equals(expected)) {
-            throw new ProviderContractViolation(what + ": field " + field + " is '" + actual + "', expected '" + expected + "'");
+            throw new Broken(what + ": field " + field + " is '" + actual + "', expected '" + expected + "'");
         }
     }
 
     private static String text(String what, JsonNode json, String field) {
         JsonNode value = json.get(field);
         if (value == null || !value.isTextual() || value.asText().isBlank()) {
-            throw new ProviderContractViolation(what + ": field " + field + " is required, a non-empty string");
+            throw new Broken(what + ": field " + field + " is required, a non-empty string");
         }
         return value.asText();
     }
@@ -188,5 +198,12 @@ public final class HttpProviderClient implements ProviderClient {
             }
         }
         return out.toString();
+    }
+
+    /** An answer that broke the contract, before {@link #interpret} attaches its status and body. */
+    private static final class Broken extends RuntimeException {
+        Broken(String message) {
+            super(message);
+        }
     }
 }

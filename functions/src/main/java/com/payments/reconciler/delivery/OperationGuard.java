@@ -2,6 +2,7 @@ package com.payments.reconciler.delivery;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
+import com.payments.reconciler.workflow.OperationMismatch;
 
 import java.util.function.Supplier;
 

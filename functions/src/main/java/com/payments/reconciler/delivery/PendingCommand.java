@@ -13,9 +13,17 @@ import java.util.regex.Pattern;
 /**
  * A command still PENDING in the outbox, as read from the {@code pending-delivery} index: what the
  * provider is asked to do, keyed on the business operation.
+ *
+ * @param queuedAt when it became PENDING: its creation, or an operator's latest requeue; its age for
+ *                 {@link com.payments.reconciler.workflow.Timing#AUTOMATIC_DELIVERY_HORIZON} counts from here
  */
 public record PendingCommand(String operationId, String authorisationId, long amountMinor, String currency,
-                             Instant createdAt) {
+                             Instant createdAt, Instant queuedAt) {
+
+    /** A command never requeued. */
+    public PendingCommand(String operationId, String authorisationId, long amountMinor, String currency, Instant createdAt) {
+        this(operationId, authorisationId, amountMinor, currency, createdAt, createdAt);
+    }
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
@@ -44,7 +52,10 @@ public record PendingCommand(String operationId, String authorisationId, long am
         if (!CURRENCY.matcher(currency).matches()) {
             throw new InvalidInput(what + "." + ReleaseCommands.CURRENCY, "must be an ISO-4217 code of three capital letters, was " + currency);
         }
-        return new PendingCommand(operationId, authorisationId, amount, currency,
-                Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.CREATED_AT, what)));
+        Instant createdAt = Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.CREATED_AT, what));
+        Instant queuedAt = item.containsKey(ReleaseCommands.REQUEUED_AT)
+                ? Instant.ofEpochMilli(Math.max(createdAt.toEpochMilli(), Attr.number(item, ReleaseCommands.REQUEUED_AT, what)))
+                : createdAt;
+        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt);
     }
 }

@@ -9,6 +9,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.ConflictRetryingClient;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.OperationMismatch;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;

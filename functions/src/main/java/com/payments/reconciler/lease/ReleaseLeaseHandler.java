@@ -54,10 +54,14 @@ public final class ReleaseLeaseHandler extends JsonHandler<ReleaseRequest, RunSu
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put(Metrics.DELIVERIES, delivery.delivered());
             counts.put(Metrics.DELIVERY_REJECTED, delivery.rejected());
+            counts.put(Metrics.DELIVERY_CANCELLED_SETTLED, delivery.cancelledSettled());
+            counts.put(Metrics.DELIVERY_QUARANTINED, delivery.quarantined());
+            counts.put(Metrics.DELIVERY_ESCALATED, delivery.escalated());
             metrics.count(counts);
         }
-        LOG.info("window {} epoch {} {}: lease released; {} released, {} delivered, {} rejected", summary.windowId(),
-                summary.epoch(), outcome, request.reconcile().releaseRequested(), delivery.delivered(), delivery.rejected());
+        LOG.info("window {} epoch {} {}: lease released; {} released, {} delivered, {} rejected, {} cancelled as settled, "
+                        + "{} quarantined, {} escalated", summary.windowId(), summary.epoch(), outcome, request.reconcile().releaseRequested(),
+                delivery.delivered(), delivery.rejected(), delivery.cancelledSettled(), delivery.quarantined(), delivery.escalated());
         return summary;
     }
 }

@@ -1,14 +1,34 @@
 package com.payments.reconciler.reconcile;
 
-/** The outcome of recording a provider's answer on a command, fenced like every other write. */
+import java.time.Instant;
+
+/** The outcome of recording how a command ended, fenced like every other write. */
 public sealed interface DeliveryRecord {
 
-    /** The provider's final answer for a command. */
+    /** How a PENDING command ends: the provider's final answer, or a reason it was not sent. */
     sealed interface Result {
+        /** The provider performed (or had performed) the release. */
         record Delivered(String providerReference) implements Result {
         }
 
+        /** The provider refused permanently. */
         record Rejected(String code, String reason) implements Result {
+        }
+
+        /** Not sent: its authorisation settled at {@code settledAt}, before this delivery (I3 at call time). */
+        record CancelledSettled(Instant settledAt) implements Result {
+        }
+
+        /**
+         * Parked for a person: the provider answered outside its contract.
+         *
+         * @param answer the status and a bounded excerpt of the answer, as {@code ProviderContractViolation} kept it
+         */
+        record Quarantined(String answer, int shard) implements Result {
+        }
+
+        /** Parked for a person: older than automatic delivery may be (our idempotency records may be gone). */
+        record Escalated(String reason, int shard) implements Result {
         }
     }
 
@@ -17,7 +37,7 @@ public sealed interface DeliveryRecord {
     record Fenced(String currentOwner, long currentEpoch) implements DeliveryRecord {
     }
 
-    /** Already DELIVERED or REJECTED (by us after a lost response, or by an earlier leader). */
+    /** No longer PENDING (by us after a lost response, or by an earlier leader, or by an operator). */
     record AlreadyFinal(String status, boolean byUs) implements DeliveryRecord {
     }
 

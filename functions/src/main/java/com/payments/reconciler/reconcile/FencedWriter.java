@@ -33,6 +33,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -104,6 +105,13 @@ public final class FencedWriter {
     static final String STILL_PENDING = "#status = :pending";
     static final String RECORD_DELIVERY =
             "SET #status = :final, deliveredAt = :now, deliveredEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
+    // I3 at the provider call: a command whose authorisation settled ends unsent, with the settlement it saw.
+    static final String END_UNSENT =
+            "SET #status = :final, endedAt = :now, endedEpoch = :epoch, settledAt = :settledAt, #detail = :detail REMOVE deliveryShard";
+    // Parked for a person: out of the pending index, into the parked one; parkedShard is where a requeue puts it back.
+    static final String PARK =
+            "SET #status = :final, parkedStatus = :final, endedAt = :now, endedEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail, "
+                    + "parkedShard = :shard REMOVE deliveryShard";
 
     private static final int AUTHORISATION_ITEM = 0;
     private static final int SETTLEMENT_ITEM = 1;
@@ -260,22 +268,59 @@ public final class FencedWriter {
     }
 
     private TransactWriteItem markItem(LeaseToken lease, DeliveryMark mark, Instant now) {
-        boolean delivered = mark.result() instanceof DeliveryRecord.Result.Delivered;
-        String detailAttribute = delivered ? ReleaseCommands.PROVIDER_REFERENCE : ReleaseCommands.REJECTION_REASON;
-        String detail = switch (mark.result()) {
-            case DeliveryRecord.Result.Delivered d -> d.providerReference();
-            case DeliveryRecord.Result.Rejected r -> r.code() + ": " + r.reason();
-        };
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":pending", s(ReleaseCommands.STATUS_PENDING),
+                ":now", n(now.toEpochMilli()), ":epoch", n(lease.epoch())));
+        String expression;
+        String status;
+        String detailAttribute;
+        String detail;
+        switch (mark.result()) {
+            case DeliveryRecord.Result.Delivered d -> {
+                expression = RECORD_DELIVERY;
+                status = ReleaseCommands.STATUS_DELIVERED;
+                detailAttribute = ReleaseCommands.PROVIDER_REFERENCE;
+                detail = d.providerReference();
+            }
+            case DeliveryRecord.Result.Rejected r -> {
+                expression = RECORD_DELIVERY;
+                status = ReleaseCommands.STATUS_REJECTED;
+                detailAttribute = ReleaseCommands.REJECTION_REASON;
+                detail = r.code() + ": " + r.reason();
+            }
+            case DeliveryRecord.Result.CancelledSettled c -> {
+                expression = END_UNSENT;
+                status = ReleaseCommands.STATUS_CANCELLED_SETTLED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = "its authorisation settled at " + c.settledAt() + ", before delivery";
+                values.put(":settledAt", n(c.settledAt().toEpochMilli()));
+            }
+            case DeliveryRecord.Result.Quarantined q -> {
+                expression = PARK;
+                status = ReleaseCommands.STATUS_QUARANTINED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = q.answer();
+                values.put(":shard", n(q.shard()));
+            }
+            case DeliveryRecord.Result.Escalated e -> {
+                expression = PARK;
+                status = ReleaseCommands.STATUS_ESCALATED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = e.reason();
+                values.put(":shard", n(e.shard()));
+            }
+        }
+        values.put(":final", s(status));
+        values.put(":detail", s(detail));
+        if (expression.contains(":attempts")) {
+            values.put(":attempts", n(mark.attempts()));
+        }
         return TransactWriteItem.builder().update(Update.builder()
                 .tableName(tables.releaseCommands())
                 .key(Map.of(ReleaseCommands.OPERATION_ID, s(mark.operationId())))
                 .conditionExpression(STILL_PENDING)
-                .updateExpression(RECORD_DELIVERY)
+                .updateExpression(expression)
                 .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS, "#detail", detailAttribute))
-                .expressionAttributeValues(Map.of(":pending", s(ReleaseCommands.STATUS_PENDING),
-                        ":final", s(delivered ? ReleaseCommands.STATUS_DELIVERED : ReleaseCommands.STATUS_REJECTED),
-                        ":now", n(now.toEpochMilli()), ":epoch", n(lease.epoch()), ":attempts", n(mark.attempts()),
-                        ":detail", s(detail)))
+                .expressionAttributeValues(values)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build()).build();
     }
@@ -441,8 +486,9 @@ public final class FencedWriter {
             int index = firstBatchItem() + k;
             if (failed(reasons, index)) {
                 Map<String, AttributeValue> command = reasons.get(index).item();
+                long endedBy = Attr.numberOr(command, ReleaseCommands.DELIVERED_EPOCH, Attr.numberOr(command, ReleaseCommands.ENDED_EPOCH, 0));
                 outcomes[k] = new DeliveryRecord.AlreadyFinal(Attr.stringOr(command, ReleaseCommands.STATUS, "MISSING"),
-                        Attr.numberOr(command, ReleaseCommands.DELIVERED_EPOCH, 0) == lease.epoch());
+                        endedBy == lease.epoch());
             }
         }
         return requireProgress(outcomes, reasons);

@@ -4,9 +4,12 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.StoreErrors;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.workflow.StoreContention;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -37,23 +40,37 @@ public final class SettlementCheck {
 
     /** The ids among {@code authorisationIds} (at most {@value #KEYS_PER_READ}, distinct) that have a settlement. */
     public Set<String> settledAmong(List<String> authorisationIds) {
+        return new HashSet<>(read(authorisationIds, false).keySet());
+    }
+
+    /**
+     * Delivery's check (issue 15.2): a strongly consistent read, because here it is the enforcement of I3 at
+     * the provider call, not a hint. Each settled id with its {@code settledAt} (empty if the settlement
+     * carries none readable: it is settled all the same).
+     */
+    public Map<String, Optional<Instant>> settlementsOf(List<String> authorisationIds) {
+        return read(authorisationIds, true);
+    }
+
+    private Map<String, Optional<Instant>> read(List<String> authorisationIds, boolean consistent) {
         if (authorisationIds.isEmpty()) {
-            return Set.of();
+            return Map.of();
         }
         if (authorisationIds.size() > KEYS_PER_READ) {
             throw new IllegalArgumentException("one settlement read takes at most " + KEYS_PER_READ + " ids, was " + authorisationIds.size());
         }
-        Set<String> settled = new HashSet<>();
+        Map<String, Optional<Instant>> settled = new HashMap<>();
         KeysAndAttributes unread = KeysAndAttributes.builder()
                 .keys(authorisationIds.stream().map(id -> Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(id))).toList())
-                .projectionExpression(Settlements.AUTHORISATION_ID)
+                .projectionExpression(Settlements.AUTHORISATION_ID + ", " + Settlements.SETTLED_AT)
+                .consistentRead(consistent)
                 .build();
         for (int attempt = 1; ; attempt++) {
             KeysAndAttributes request = unread;
-            BatchGetItemResponse response = StoreErrors.call("read settlements of " + authorisationIds.size() + " candidates",
+            BatchGetItemResponse response = StoreErrors.call("read settlements of " + authorisationIds.size() + " authorisations",
                     () -> dynamo.batchGetItem(b -> b.requestItems(Map.of(table, request))));
-            response.responses().getOrDefault(table, List.of())
-                    .forEach(item -> settled.add(item.get(Settlements.AUTHORISATION_ID).s()));
+            response.responses().getOrDefault(table, List.of()).forEach(item -> settled.put(
+                    item.get(Settlements.AUTHORISATION_ID).s(), settledAt(item)));
             KeysAndAttributes left = response.unprocessedKeys().get(table);
             if (left == null || !left.hasKeys() || left.keys().isEmpty()) {
                 return settled;
@@ -64,6 +81,15 @@ public final class SettlementCheck {
             }
             backoff.beforeRetry(attempt);
             unread = left;
+        }
+    }
+
+    private static Optional<Instant> settledAt(Map<String, AttributeValue> item) {
+        AttributeValue at = item.get(Settlements.SETTLED_AT);
+        try {
+            return at == null || at.n() == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(at.n())));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
         }
     }
 }

@@ -91,16 +91,43 @@ public final class Tables {
         /** The owner id (acquisition attempt) that issued the command, so a retry recognises its own. */
         public static final String ISSUED_BY = "issuedBy";
 
+        /** Why a command ended without delivery, for a person (never card data: ids, codes, a bounded excerpt). */
+        public static final String END_REASON = "endReason";
+        /** When and under which epoch a command ended CANCELLED_SETTLED, QUARANTINED or ESCALATED. */
+        public static final String ENDED_AT = "endedAt";
+        public static final String ENDED_EPOCH = "endedEpoch";
+        /** The settlement's time a cancellation saw (epoch ms). */
+        public static final String SETTLED_AT = "settledAt";
+        /** The delivery shard of a parked (QUARANTINED or ESCALATED) command, so a requeue restores it. */
+        public static final String PARKED_SHARD = "parkedShard";
+        /** The status, present only while QUARANTINED or ESCALATED, which makes {@link #PARKED_INDEX} sparse. */
+        public static final String PARKED_STATUS = "parkedStatus";
+        /** When an operator put a parked command back to PENDING (epoch ms); its delivery age counts from here. */
+        public static final String REQUEUED_AT = "requeuedAt";
+        public static final String REQUEUE_NOTE = "requeueNote";
+
         public static final String STATUS_PENDING = "PENDING";
         public static final String STATUS_DELIVERED = "DELIVERED";
         public static final String STATUS_REJECTED = "REJECTED";
+        /** Its authorisation settled before the provider was called: the hold is the settlement's, not ours. */
+        public static final String STATUS_CANCELLED_SETTLED = "CANCELLED_SETTLED";
+        /** The provider answered outside its contract: parked for a person, who may requeue it. */
+        public static final String STATUS_QUARANTINED = "QUARANTINED";
+        /** Older than automatic delivery may be (our idempotency records may have expired): parked for a person. */
+        public static final String STATUS_ESCALATED = "ESCALATED";
+        /** Statuses that wait for an operator ({@code bin/reconciler commands}). */
+        public static final List<String> PARKED = List.of(STATUS_QUARANTINED, STATUS_ESCALATED);
 
         public static final String PENDING_DELIVERY = "pending-delivery";
+        /** The commands waiting for an operator, by status, oldest first ({@code bin/reconciler commands list}). */
+        public static final String PARKED_INDEX = "parked";
 
         public static final TableSchema SCHEMA = new TableSchema("ReleaseCommands",
                 new KeyAttribute(OPERATION_ID, AttributeType.S),
                 List.of(new Index(PENDING_DELIVERY, new KeyAttribute(DELIVERY_SHARD, AttributeType.S),
-                        new KeyAttribute(CREATED_AT, AttributeType.N))),
+                                new KeyAttribute(CREATED_AT, AttributeType.N)),
+                        new Index(PARKED_INDEX, new KeyAttribute(PARKED_STATUS, AttributeType.S),
+                                new KeyAttribute(ENDED_AT, AttributeType.N))),
                 Optional.empty(), true);
 
         private ReleaseCommands() {

@@ -24,6 +24,7 @@ public final class ErrorNames {
     public static final String PROVIDER_UNAVAILABLE = ProviderUnavailable.class.getName();
     public static final String IDEMPOTENCY_ALREADY_IN_PROGRESS = IdempotencyAlreadyInProgress.class.getName();
     public static final String INVALID_INPUT = InvalidInput.class.getName();
+    public static final String OPERATION_MISMATCH = OperationMismatch.class.getName();
 
     /** Raised by the Lambda service itself, not by our code. */
     public static final List<String> LAMBDA_SERVICE_ERRORS = List.of("Lambda.ServiceException",
@@ -36,8 +37,60 @@ public final class ErrorNames {
 
     /** Errors our handlers throw. */
     public static final List<String> THROWN_BY_HANDLERS = List.of(FENCED, LEASE_LOST, LEASE_HELD, STORE_CONTENTION,
-            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT);
+            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH);
 
-    /** Errors that mean "another worker took over": never retried, caught into {@link #FAIL_SUPERSEDED}. */
-    public static final List<String> SUPERSEDED = List.of(FENCED, LEASE_LOST);
+    /** Step Functions' own: the task ran past its {@code TimeoutSeconds}. */
+    public static final String STATES_TIMEOUT = "States.Timeout";
+    /**
+     * Stands for every error no row names (an unexpected exception's class, e.g. a bug): what
+     * {@code States.TaskFailed} alone decides.
+     */
+    public static final String ANY_OTHER_ERROR = "java.lang.RuntimeException";
+
+    /** Where an error the workflow does not retry (or stops retrying) ends the execution. */
+    public static final String FAILS_AT_ITS_TASK = "fails at its task";
+
+    /**
+     * One row of the error table: whether the workflow retries {@code error} at a task that can raise it,
+     * and where the execution goes once it is not retried (any more).
+     *
+     * @param endsIn a Fail state's name, or {@link #FAILS_AT_ITS_TASK} (not caught: the execution fails at the
+     *               task with that error, holding the lease, so a redrive restarts that task)
+     */
+    public record Handling(String error, boolean retried, String endsIn) {
+        public boolean superseded() {
+            return endsIn.equals(FAIL_SUPERSEDED);
+        }
+    }
+
+    /**
+     * The error table (design §7 as decided; docs/decisions.md, "The error table is one definition"):
+     * ErrorHandlingTest derives each Task's effective behaviour from the shipped ASL's Retry and Catch,
+     * for every error its function can raise, and compares it with this.
+     */
+    public static final List<Handling> TABLE = List.of(
+            new Handling(LAMBDA_SERVICE_ERRORS.get(0), true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_SERVICE_ERRORS.get(1), true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_SERVICE_ERRORS.get(2), true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_SERVICE_ERRORS.get(3), true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_THROTTLED, true, FAILS_AT_ITS_TASK),
+            new Handling(STORE_CONTENTION, true, FAILS_AT_ITS_TASK),
+            new Handling(PROVIDER_UNAVAILABLE, true, FAILS_AT_ITS_TASK),
+            new Handling(IDEMPOTENCY_ALREADY_IN_PROGRESS, true, FAILS_AT_ITS_TASK),
+            new Handling(LEASE_HELD, true, FAIL_LEASE_HELD_BY_ANOTHER_RUN),
+            new Handling(FENCED, false, FAIL_SUPERSEDED),
+            new Handling(LEASE_LOST, false, FAIL_SUPERSEDED),
+            new Handling(INVALID_INPUT, false, FAILS_AT_ITS_TASK),
+            new Handling(OPERATION_MISMATCH, false, FAILS_AT_ITS_TASK),
+            new Handling(STATES_TIMEOUT, true, FAILS_AT_ITS_TASK),
+            new Handling(ANY_OTHER_ERROR, true, FAILS_AT_ITS_TASK));
+
+    /** Errors that mean "another worker took over": never retried, caught into {@link #FAIL_SUPERSEDED} (the table's rows). */
+    public static final List<String> SUPERSEDED = TABLE.stream().filter(Handling::superseded).map(Handling::error).toList();
+
+    /** The table's row for {@code error}. */
+    public static Handling handling(String error) {
+        return TABLE.stream().filter(h -> h.error().equals(error)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no row of the error table for " + error));
+    }
 }

@@ -16,5 +16,11 @@ public final class Metrics {
     public static final String FENCED_REFUSALS = "FencedRefusals";
     public static final String DELIVERIES = "Deliveries";
     public static final String DELIVERY_REJECTED = "DeliveryRejected";
+    /** Commands not delivered because their authorisation had settled by the time of delivery (issue 15.2). */
+    public static final String DELIVERY_CANCELLED_SETTLED = "DeliveryCancelledSettled";
+    /** Commands parked because the provider answered outside its contract (issue 15.5): alarmed on. */
+    public static final String DELIVERY_QUARANTINED = "DeliveryQuarantined";
+    /** Commands parked because they outlived automatic delivery (issue 15.3): alarmed on. */
+    public static final String DELIVERY_ESCALATED = "DeliveryEscalated";
     public static final String SUPERSEDED_RUNS = "SupersededRuns";
 }

@@ -46,8 +46,31 @@ public final class Timing {
     /** How long the provider API key read from Secrets Manager is reused before it is read again (rotation). */
     public static final Duration PROVIDER_SECRET_TTL = Duration.ofMinutes(5);
 
-    /** Idempotency records answer repeats for a day: far beyond the delivery state's retry horizon. */
-    public static final Duration IDEMPOTENCY_EXPIRY = Duration.ofHours(24);
+    /** Step Functions redrives an execution only within this long after it stopped (RedriveExecution). */
+    public static final Duration REDRIVE_HORIZON = Duration.ofDays(14);
+
+    /**
+     * The oldest a PENDING command may be (from its creation, or from an operator's requeue) and still be
+     * delivered automatically; an older one is ESCALATED to a person instead (issue 15.3). It covers every
+     * automatic redelivery path: the next nights (a schedule period, the flexible window and a whole
+     * execution), reruns, and a redrive at the end of its horizon (an execution before it and one after).
+     * {@code TimingBudgetTest} checks it against the ASL and the synthesised schedule.
+     */
+    public static final Duration AUTOMATIC_DELIVERY_HORIZON = Duration.ofDays(16);
+
+    /**
+     * Idempotency records outlive every automatic delivery of their operation: a delivery starts only while
+     * its command is younger than {@link #AUTOMATIC_DELIVERY_HORIZON}, and the first record was written no
+     * earlier than the command, so the record is still there for any repeat — plus a day for the call in
+     * flight at the horizon and its retries.
+     */
+    public static final Duration IDEMPOTENCY_EXPIRY = AUTOMATIC_DELIVERY_HORIZON.plusDays(1);
+
+    /**
+     * Commands one DeliverCommands call may quarantine before it stops and fails loudly: one answer outside
+     * the contract is the command's problem, this many in one call look like the provider's (or its URL's).
+     */
+    public static final int QUARANTINES_PER_CALL_LIMIT = 10;
 
     /** In-function retries of DynamoDB conflicts/throttling before giving up as StoreContention. */
     public static final int STORE_MAX_ATTEMPTS = 6;

@@ -265,6 +265,7 @@ class DeliverCommandsHandlerTest {
         };
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
+                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
@@ -432,6 +433,7 @@ class DeliverCommandsHandlerTest {
         DynamoFaults tokens = DynamoFaults.builder(1).clock(w.clock).build();
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()),
+                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
                 new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
@@ -475,6 +477,7 @@ class DeliverCommandsHandlerTest {
         };
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
+                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,

@@ -17,6 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * by {@link #PROVIDER_LATENCY}): commands per second at parallelism 1 and at
  * {@link Timing#DELIVERY_PARALLELISM}, against moto (one request at a time) on this machine. Figures
  * only; what is asserted is that every command was delivered once.
+ *
+ * <p>Not run by {@code mvn verify}: its name matches no Surefire include, and the test guard accepts that only
+ * because {@code build-support/tests-not-run-by-surefire.txt} lists it. Run it with
+ * {@code mvn -B -pl local-engines,functions test -Dtest=DeliveryThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @ExtendWith(LocalDynamo.class)
 class DeliveryThroughputBenchmark {

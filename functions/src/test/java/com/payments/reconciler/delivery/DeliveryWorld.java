@@ -10,6 +10,7 @@ import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.reconcile.ReleaseOutcome;
+import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.reconcile.Shards;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
@@ -63,7 +64,7 @@ final class DeliveryWorld implements AutoCloseable {
 
     DeliveryWorld(LocalDynamo.Engine engine, SimulatedProvider.Builder provider, int shards) {
         this.engine = engine;
-        this.provider = provider.start();
+        this.provider = provider.clock(clock).start();
         this.shards = shards;
         this.dynamo = engine.client();
         this.ingestion = new Ingestion(dynamo, engine.tables(), shards);
@@ -124,13 +125,24 @@ final class DeliveryWorld implements AutoCloseable {
     /** A worker with its own clock: a paused worker's clock stands still while the world's moves on. */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Clock workerClock) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism);
     }
 
+    /** A handler whose provider client the test chose (e.g. one answering outside the contract for some commands). */
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient) {
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism);
+    }
+
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Duration leaseDuration, DynamoDbClient writerClient) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
                 new FencedWriter(writerClient, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), leaseDuration),
                 guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism);
@@ -176,7 +188,8 @@ final class DeliveryWorld implements AutoCloseable {
 
     List<ProviderEffect> effects() {
         return provider.effects().stream()
-                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests()))
+                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests(),
+                        provider.performedAt(e.operationId())))
                 .toList();
     }
 

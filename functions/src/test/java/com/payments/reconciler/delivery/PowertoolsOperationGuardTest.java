@@ -4,6 +4,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Idempotency;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
+import com.payments.reconciler.workflow.OperationMismatch;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;

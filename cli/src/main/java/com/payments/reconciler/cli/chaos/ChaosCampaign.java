@@ -473,11 +473,7 @@ public final class ChaosCampaign {
 
     private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete) {
         StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-        List<AppliedWrite> writes = pipeline.writeLog().entries().stream()
-                .map(e -> new AppliedWrite(e.seq(), e.operation(), e.request(), e.response())).toList();
-        List<ProviderEffect> effects = pipeline.provider().effects().stream()
-                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests())).toList();
-        return new InvariantAudit(pipeline.tables()).audit(snapshot, writes, effects,
+        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), pipeline.providerEffects(),
                 complete ? new InvariantAudit.Completion(input.cutoff(), true) : null);
     }
 

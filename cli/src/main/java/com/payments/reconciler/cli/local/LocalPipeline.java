@@ -179,7 +179,8 @@ public final class LocalPipeline implements AutoCloseable {
         }
         try {
             sandboxes.ifPresent(s -> s.openFrontDoor(moto.endpoint()));
-            provider = SimulatedProvider.builder().faults(options.providerFaults()).start();
+            // Stamped with the handlers' clock, so each effect's time compares with the settlements' (I3 at the call).
+            provider = SimulatedProvider.builder().faults(options.providerFaults()).clock(options.clock()).start();
         } catch (RuntimeException e) {
             moto.close();
             sandboxes.ifPresentOrElse(TemplateHosting::close, lambda::close);
@@ -313,6 +314,18 @@ public final class LocalPipeline implements AutoCloseable {
 
     public WriteLog writeLog() {
         return writeLog;
+    }
+
+    /** The engine's log of applied writes, as the auditor reads it. */
+    public List<com.payments.reconciler.audit.AppliedWrite> appliedWrites() {
+        return writeLog.entries().stream()
+                .map(e -> new com.payments.reconciler.audit.AppliedWrite(e.seq(), e.operation(), e.request(), e.response())).toList();
+    }
+
+    /** The provider's effect log, each operation with the times it was performed, as the auditor reads it. */
+    public List<com.payments.reconciler.audit.ProviderEffect> providerEffects() {
+        return provider.effects().stream().map(e -> new com.payments.reconciler.audit.ProviderEffect(e.operationId(),
+                e.authorisationId(), e.performed(), e.requests(), provider.performedAt(e.operationId()))).toList();
     }
 
     public SimulatedProvider provider() {

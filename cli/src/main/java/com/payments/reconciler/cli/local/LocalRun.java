@@ -129,10 +129,8 @@ public final class LocalRun {
 
             ExecutionFollower.Followed last = followed.getLast();
             StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-            List<AppliedWrite> writes = pipeline.writeLog().entries().stream()
-                    .map(e -> new AppliedWrite(e.seq(), e.operation(), e.request(), e.response())).toList();
-            List<ProviderEffect> effects = pipeline.provider().effects().stream()
-                    .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests())).toList();
+            List<AppliedWrite> writes = pipeline.appliedWrites();
+            List<ProviderEffect> effects = pipeline.providerEffects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
                     : new InvariantAudit.Completion(input.cutoff(), true);
             InvariantAudit.Report audit = new InvariantAudit(pipeline.tables()).audit(snapshot, writes, effects, completion);
@@ -279,7 +277,7 @@ public final class LocalRun {
                 new RunReport.Execution(name, status, suppressed),
                 new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
                         reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
-                        outbox.delivered(), outbox.attempts()),
+                        outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.quarantined(), outbox.escalated()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel());
     }

@@ -14,22 +14,26 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *
  * @param delivered commands of the window in {@code DELIVERED}
  * @param attempts provider requests recorded on the window's commands (the sum of their {@code attempts})
+ * @param cancelledSettled commands of the window in {@code CANCELLED_SETTLED}
+ * @param quarantined commands of the window in {@code QUARANTINED}
+ * @param escalated commands of the window in {@code ESCALATED}
  */
-public record OutboxTally(long delivered, long attempts) {
+public record OutboxTally(long delivered, long attempts, long cancelledSettled, long quarantined, long escalated) {
 
     public static OutboxTally of(StoreSnapshot snapshot, String windowId) {
         List<Map<String, AttributeValue>> commands = snapshot.of(ReleaseCommands.SCHEMA).stream()
                 .filter(c -> windowId.equals(text(c, ReleaseCommands.WINDOW_ID)))
                 .toList();
-        long delivered = commands.stream()
-                .filter(c -> ReleaseCommands.STATUS_DELIVERED.equals(text(c, ReleaseCommands.STATUS)))
-                .count();
+        java.util.function.ToLongFunction<String> inStatus = status -> commands.stream()
+                .filter(c -> status.equals(text(c, ReleaseCommands.STATUS))).count();
         long attempts = commands.stream()
                 .map(c -> c.get(ReleaseCommands.ATTEMPTS))
                 .filter(v -> v != null && v.n() != null)
                 .mapToLong(v -> Long.parseLong(v.n()))
                 .sum();
-        return new OutboxTally(delivered, attempts);
+        return new OutboxTally(inStatus.applyAsLong(ReleaseCommands.STATUS_DELIVERED), attempts,
+                inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_SETTLED), inStatus.applyAsLong(ReleaseCommands.STATUS_QUARANTINED),
+                inStatus.applyAsLong(ReleaseCommands.STATUS_ESCALATED));
     }
 
     private static String text(Map<String, AttributeValue> item, String attribute) {

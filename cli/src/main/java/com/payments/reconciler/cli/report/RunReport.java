@@ -16,8 +16,14 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
     public record Execution(String name, String status, int duplicateStartsSuppressed) {
     }
 
+    /**
+     * @param cancelledSettled commands not sent because their authorisation settled after the decision
+     * @param quarantined commands parked because the provider answered outside its contract
+     * @param escalated commands parked because they outlived automatic delivery
+     */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
-                         long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts) {
+                         long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
+                         long cancelledSettled, long quarantined, long escalated) {
     }
 
     public record Cost(long stateTransitions, long lambdaInvocations, long dynamodbRequests, long providerCalls) {

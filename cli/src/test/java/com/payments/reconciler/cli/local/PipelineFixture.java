@@ -47,15 +47,12 @@ final class PipelineFixture implements AutoCloseable {
 
     InvariantAudit.Report audit(boolean complete) {
         StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-        List<AppliedWrite> writes = pipeline.writeLog().entries().stream()
-                .map(e -> new AppliedWrite(e.seq(), e.operation(), e.request(), e.response())).toList();
-        return new InvariantAudit(pipeline.tables()).audit(snapshot, writes, effects(),
+        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), effects(),
                 complete ? new InvariantAudit.Completion(input().cutoff(), true) : null);
     }
 
     List<ProviderEffect> effects() {
-        return pipeline.provider().effects().stream()
-                .map(e -> new ProviderEffect(e.operationId(), e.authorisationId(), e.performed(), e.requests())).toList();
+        return pipeline.providerEffects();
     }
 
     @Override

@@ -16,9 +16,10 @@ import java.util.Map;
  * @param providerDrop the provider performs a release and drops the connection
  * @param provider5xx the provider answers 503 without performing
  * @param providerSlow the provider answers late
+ * @param providerMalformed the provider performs, then answers outside its contract (a 200 with an HTML page)
  */
 public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse,
-                        double providerDrop, double provider5xx, double providerSlow) {
+                        double providerDrop, double provider5xx, double providerSlow, double providerMalformed) {
 
     public static final String DDB_CONFLICT = "ddb-conflict";
     public static final String DDB_THROTTLE = "ddb-throttle";
@@ -26,9 +27,16 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
     public static final String PROVIDER_DROP = "provider-drop";
     public static final String PROVIDER_5XX = "provider-5xx";
     public static final String PROVIDER_SLOW = "provider-slow";
-    public static final List<String> KEYS = List.of(DDB_CONFLICT, DDB_THROTTLE, DDB_LOST_RESPONSE, PROVIDER_DROP, PROVIDER_5XX, PROVIDER_SLOW);
+    public static final String PROVIDER_MALFORMED = "provider-malformed";
+    public static final List<String> KEYS = List.of(DDB_CONFLICT, DDB_THROTTLE, DDB_LOST_RESPONSE, PROVIDER_DROP, PROVIDER_5XX,
+            PROVIDER_SLOW, PROVIDER_MALFORMED);
 
-    public static final FaultSpec NONE = new FaultSpec(0, 0, 0, 0, 0, 0);
+    public static final FaultSpec NONE = new FaultSpec(0, 0, 0, 0, 0, 0, 0);
+
+    public FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse, double providerDrop, double provider5xx,
+                     double providerSlow) {
+        this(ddbConflict, ddbThrottle, ddbLostResponse, providerDrop, provider5xx, providerSlow, 0);
+    }
 
     private static final String FORM = "accepted form: key=probability[,key=probability...] with each probability a number from 0 to 1 "
             + "and each key at most once; accepted keys: " + String.join(", ", KEYS)
@@ -41,6 +49,7 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
         check(PROVIDER_DROP, providerDrop);
         check(PROVIDER_5XX, provider5xx);
         check(PROVIDER_SLOW, providerSlow);
+        check(PROVIDER_MALFORMED, providerMalformed);
         // One DynamoDB attempt meets at most one fault (a TransactWriteItems attempt can meet any of the three).
         if (ddbConflict + ddbThrottle + ddbLostResponse > 1 + 1e-9) {
             throw new IllegalArgumentException("--faults: " + DDB_CONFLICT + " + " + DDB_THROTTLE + " + " + DDB_LOST_RESPONSE
@@ -82,7 +91,8 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
         }
         return new FaultSpec(values.getOrDefault(DDB_CONFLICT, 0.0), values.getOrDefault(DDB_THROTTLE, 0.0),
                 values.getOrDefault(DDB_LOST_RESPONSE, 0.0), values.getOrDefault(PROVIDER_DROP, 0.0),
-                values.getOrDefault(PROVIDER_5XX, 0.0), values.getOrDefault(PROVIDER_SLOW, 0.0));
+                values.getOrDefault(PROVIDER_5XX, 0.0), values.getOrDefault(PROVIDER_SLOW, 0.0),
+                values.getOrDefault(PROVIDER_MALFORMED, 0.0));
     }
 
     public boolean anyDynamoFaults() {
@@ -93,7 +103,7 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
     @Override
     public String toString() {
         return DDB_CONFLICT + "=" + ddbConflict + "," + DDB_THROTTLE + "=" + ddbThrottle + "," + DDB_LOST_RESPONSE + "=" + ddbLostResponse
-                + "," + PROVIDER_DROP + "=" + providerDrop + "," + PROVIDER_5XX + "=" + provider5xx + "," + PROVIDER_SLOW + "=" + providerSlow;
+                + "," + PROVIDER_DROP + "=" + providerDrop + "," + PROVIDER_5XX + "=" + provider5xx + "," + PROVIDER_SLOW + "=" + providerSlow + "," + PROVIDER_MALFORMED + "=" + providerMalformed;
     }
 
     private static void check(String key, double probability) {

@@ -17,16 +17,23 @@ import java.util.SplittableRandom;
  * @param slow the response is delayed by {@code slowDelay} (after performing)
  * @param slowDelay how long a slow response takes
  * @param seed the seed of every fault decision
+ * @param malformed the release is performed, then answered outside the contract (a 200 with an HTML body)
  */
-public record ProviderFaults(double performThenDrop, double error5xx, double slow, Duration slowDelay, long seed) {
+public record ProviderFaults(double performThenDrop, double error5xx, double slow, Duration slowDelay, long seed,
+                             double malformed) {
 
     /** No faults. */
-    public static final ProviderFaults NONE = new ProviderFaults(0, 0, 0, Duration.ZERO, 0);
+    public static final ProviderFaults NONE = new ProviderFaults(0, 0, 0, Duration.ZERO, 0, 0);
+
+    public ProviderFaults(double performThenDrop, double error5xx, double slow, Duration slowDelay, long seed) {
+        this(performThenDrop, error5xx, slow, slowDelay, seed, 0);
+    }
 
     public ProviderFaults {
         probability("performThenDrop", performThenDrop);
         probability("error5xx", error5xx);
         probability("slow", slow);
+        probability("malformed", malformed);
         Objects.requireNonNull(slowDelay, "slowDelay");
         if (slowDelay.isNegative()) {
             throw new IllegalArgumentException("slowDelay must not be negative, was " + slowDelay);
@@ -42,7 +49,9 @@ public record ProviderFaults(double performThenDrop, double error5xx, double slo
         boolean unavailable = random.nextDouble() < error5xx;
         boolean delayed = random.nextDouble() < slow;
         boolean dropped = random.nextDouble() < performThenDrop;
-        return unavailable ? Fault.Plan.of(Fault.ERROR_5XX) : new Fault.Plan(false, delayed, dropped);
+        // Drawn last, so a seed's other faults are the same with or without this kind.
+        boolean garbled = !dropped && random.nextDouble() < malformed;
+        return unavailable ? Fault.Plan.of(Fault.ERROR_5XX) : new Fault.Plan(false, delayed, dropped, garbled);
     }
 
     private static void probability(String field, double value) {

@@ -17,6 +17,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -27,6 +28,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,6 +91,8 @@ public final class SimulatedProvider implements AutoCloseable {
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> BODY_FIELDS = Set.of("authorisationId", "amountMinor", "currency", "operationId");
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The body of a {@link Fault#MALFORMED} answer. */
+    public static final String MALFORMED_BODY = "<html><body>502 Bad Gateway</body></html>";
 
     private final HttpServer server;
     private final ExecutorService threads;
@@ -97,6 +101,7 @@ public final class SimulatedProvider implements AutoCloseable {
     private final ProviderFaults faults;
     private final Set<String> unknownHolds;
     private final Sleeper sleeper;
+    private final Clock clock;
 
     private final Map<String, Recorded> recorded = new ConcurrentHashMap<>();
     private final Map<String, Object> keyLocks = new ConcurrentHashMap<>();
@@ -115,6 +120,8 @@ public final class SimulatedProvider implements AutoCloseable {
     private static final class Counter {
         final String authorisationId;
         final AtomicInteger performed = new AtomicInteger();
+        /** When each release was performed (epoch ms, the provider's clock). */
+        final ConcurrentLinkedQueue<Long> performedAt = new ConcurrentLinkedQueue<>();
         final AtomicInteger requests = new AtomicInteger();
 
         Counter(String authorisationId) {
@@ -128,6 +135,7 @@ public final class SimulatedProvider implements AutoCloseable {
         this.faults = builder.faults;
         this.unknownHolds = Set.copyOf(builder.unknownHolds);
         this.sleeper = builder.sleeper;
+        this.clock = builder.clock;
         this.threads = Executors.newVirtualThreadPerTaskExecutor();
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         server.setExecutor(threads);
@@ -173,6 +181,12 @@ public final class SimulatedProvider implements AutoCloseable {
                         e.getValue().performed.get(), e.getValue().requests.get()))
                 .sorted(Comparator.comparing(ProviderEffect::operationId))
                 .toList();
+    }
+
+    /** When each release under {@code operationId} was performed, in epoch ms of the provider's clock, in order. */
+    public List<Long> performedAt(String operationId) {
+        Counter counter = effects.get(operationId);
+        return counter == null ? List.of() : List.copyOf(counter.performedAt);
     }
 
     public ProviderEffect effect(String operationId) {
@@ -272,6 +286,16 @@ public final class SimulatedProvider implements AutoCloseable {
             if (plan.performThenDrop()) {
                 return; // closing the exchange before any response header closes the connection
             }
+            if (plan.malformed()) {
+                // What a proxy's error page looks like to the client: performed (or not), answered outside the contract.
+                exchange.getResponseHeaders().set("Content-Type", "text/html");
+                byte[] page = MALFORMED_BODY.getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(200, page.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(page);
+                }
+                return;
+            }
             send(exchange, answer.status(), answer.response());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -300,6 +324,7 @@ public final class SimulatedProvider implements AutoCloseable {
                         "the hold was released under another idempotency key")));
             } else {
                 counter.performed.incrementAndGet();
+                counter.performedAt.add(clock.millis());
                 ObjectNode released = JSON.createObjectNode()
                         .put("operationId", key)
                         .put("authorisationId", authorisationId)
@@ -405,8 +430,15 @@ public final class SimulatedProvider implements AutoCloseable {
         private ProviderFaults faults = ProviderFaults.NONE;
         private Set<String> unknownHolds = Set.of();
         private Sleeper sleeper = (operationId, delay) -> Thread.sleep(delay);
+        private Clock clock = Clock.systemUTC();
 
         private Builder() {
+        }
+
+        /** The clock effects are stamped with: the run's, so they compare with its settlements' times. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
         }
 
         public Builder apiKey(String apiKey) {

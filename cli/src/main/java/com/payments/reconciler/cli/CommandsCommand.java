@@ -1,0 +1,129 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.cli.operator.ParkedCommands;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** {@code commands list|requeue}: the release commands waiting for a person (QUARANTINED, ESCALATED). */
+@Command(name = "commands", mixinStandardHelpOptions = true,
+        description = "List the release commands parked for a person (QUARANTINED: the provider answered outside its contract; "
+                + "ESCALATED: older than automatic delivery), and requeue one once the provider was asked.",
+        subcommands = {CommandsCommand.ListParked.class, CommandsCommand.RequeueParked.class})
+final class CommandsCommand {
+
+    /** Where the ReleaseCommands table is: the operator's credentials, or a local moto. */
+    static final class TableOptions {
+        @Option(names = "--commands-table", required = true, paramLabel = "NAME",
+                description = "The ReleaseCommands table (the stack output ReleaseCommandsTableName).")
+        String table;
+
+        @Option(names = "--region", paramLabel = "REGION", description = "AWS region (default: the SDK's chain, e.g. AWS_REGION).")
+        String region;
+
+        @Option(names = "--endpoint-url", paramLabel = "URL", description = "Another endpoint for DynamoDB, e.g. a local moto (dummy credentials).")
+        URI endpointUrl;
+
+        ParkedCommands parked() {
+            if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
+                throw new IllegalArgumentException("--commands-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + table);
+            }
+            var builder = DynamoDbClient.builder()
+                    .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(5)).socketTimeout(Duration.ofSeconds(30)).build());
+            if (region != null) {
+                builder.region(Region.of(region));
+            }
+            if (endpointUrl != null) {
+                builder.endpointOverride(endpointUrl)
+                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
+                if (region == null) {
+                    builder.region(Region.US_EAST_1);
+                }
+            }
+            return new ParkedCommands(builder.build(), table);
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List parked commands, oldest first.")
+    static final class ListParked implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--status", paramLabel = "STATUS", description = "QUARANTINED or ESCALATED (default: both).")
+        String status;
+
+        @Mixin
+        TableOptions table;
+
+        @Override
+        public Integer call() {
+            java.util.List<String> statuses = status == null ? ReleaseCommands.PARKED : java.util.List.of(status);
+            statuses.forEach(ParkedCommands::requireParkedStatus);
+            ParkedCommands parked = table.parked();
+            PrintWriter out = spec.commandLine().getOut();
+            int count = 0;
+            for (String s : statuses) {
+                for (ParkedCommands.Parked p : parked.list(s)) {
+                    count++;
+                    out.printf("%-12s %s (authorisation %s, window %s) since %s, epoch %d, %d provider requests%n  %s%n", p.status(),
+                            p.operationId(), p.authorisationId(), p.windowId(), p.endedAt(), p.endedEpoch(), p.attempts(), p.reason());
+                }
+            }
+            out.println(count + " parked command" + (count == 1 ? "" : "s") + " (" + String.join(", ", statuses) + ")");
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "requeue", mixinStandardHelpOptions = true,
+            description = "Put a parked command back to PENDING; the next night's (or a rerun's) delivery sends it again under the same Idempotency-Key.")
+    static final class RequeueParked implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--operation-id", required = true, paramLabel = "ID", description = "release-hold:{authorisationId}, as `commands list` shows it.")
+        String operationId;
+
+        @Option(names = "--note", required = true, paramLabel = "TEXT",
+                description = "Why it is requeued (what the provider said), kept on the command. Never card data.")
+        String note;
+
+        @Mixin
+        TableOptions table;
+
+        @Override
+        public Integer call() {
+            if (operationId == null || !operationId.matches("release-hold:[A-Za-z0-9_.:-]{1,200}")) {
+                throw new IllegalArgumentException("--operation-id must be release-hold:{authorisationId}, was " + operationId);
+            }
+            if (note == null || note.isBlank() || note.length() > 500) {
+                throw new IllegalArgumentException("--note must be 1 to 500 characters saying why the command is requeued");
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            return switch (table.parked().requeue(operationId, note.strip(), Clock.systemUTC().instant())) {
+                case ParkedCommands.Requeue.Requeued r -> {
+                    out.println("requeued " + r.operationId() + " to PENDING in shard " + r.shard()
+                            + ": the next delivery of that shard (the next night, or bin/reconciler rerun) sends it");
+                    yield ExitCodes.OK;
+                }
+                case ParkedCommands.Requeue.NotParked n -> {
+                    spec.commandLine().getErr().println("error: " + n.operationId() + " is not parked (" + n.status()
+                            + "): only QUARANTINED or ESCALATED commands are requeued; nothing was written");
+                    yield ExitCodes.RUN_FAILED;
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package com.payments.reconciler.cli.operator;
+
+import com.payments.reconciler.reconcile.Shards;
+import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+import static com.payments.reconciler.store.Attr.n;
+import static com.payments.reconciler.store.Attr.s;
+
+/**
+ * The commands waiting for a person (QUARANTINED, ESCALATED), read from the sparse {@code parked} index, and
+ * the operator's one change to them: back to PENDING in its shard, so the next delivery sends it again under
+ * the same {@code Idempotency-Key} (the provider answers a release it already performed with its original
+ * result, so a requeued command the provider did release ends DELIVERED, not released twice).
+ *
+ * <p>The requeue is not a worker's write and carries no lease: it changes only a parked command, which no
+ * worker reads or writes (it is in no pending index and every mark requires PENDING), and only the parked
+ * state it was read in.
+ */
+public final class ParkedCommands {
+
+    // Only commands waiting for a person: parkedStatus exists only while QUARANTINED or ESCALATED.
+    static final String PARKED_WITH_STATUS = "parkedStatus = :status";
+    // The command is still parked exactly as the operator saw it (not requeued meanwhile by someone else).
+    static final String STILL_PARKED_AS_READ = "#status = :parked AND endedAt = :endedAt";
+    // Back into its shard's pending index; its delivery age restarts, so it is not escalated again at once.
+    static final String REQUEUE = "SET #status = :pending, deliveryShard = :shard, requeuedAt = :now, requeueNote = :note "
+            + "REMOVE parkedStatus, parkedShard";
+
+    /** A parked command as a person needs to see it. Never amounts or card data: ids, times, the reason. */
+    public record Parked(String operationId, String authorisationId, String windowId, String status, Instant endedAt,
+                         long endedEpoch, long attempts, String reason) {
+    }
+
+    /** What a requeue found. */
+    public sealed interface Requeue {
+        record Requeued(String operationId, int shard) implements Requeue {
+        }
+
+        record NotParked(String operationId, String status) implements Requeue {
+        }
+    }
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public ParkedCommands(DynamoDbClient dynamo, String table) {
+        this.dynamo = dynamo;
+        this.table = table;
+    }
+
+    /** Every command parked with {@code status}, oldest first. */
+    public List<Parked> list(String status) {
+        requireParkedStatus(status);
+        List<Parked> parked = new ArrayList<>();
+        Map<String, AttributeValue> start = Map.of();
+        do {
+            Map<String, AttributeValue> from = start;
+            QueryResponse page = dynamo.query(b -> {
+                b.tableName(table).indexName(ReleaseCommands.PARKED_INDEX).keyConditionExpression(PARKED_WITH_STATUS)
+                        .expressionAttributeValues(Map.of(":status", s(status)));
+                if (!from.isEmpty()) {
+                    b.exclusiveStartKey(from);
+                }
+            });
+            page.items().forEach(item -> parked.add(parked(item)));
+            start = page.hasLastEvaluatedKey() ? page.lastEvaluatedKey() : Map.of();
+        } while (!start.isEmpty());
+        return parked;
+    }
+
+    /** Puts one parked command back to PENDING in the shard it was parked from. */
+    public Requeue requeue(String operationId, String note, Instant now) {
+        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).consistentRead(true)
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
+        if (item == null || item.isEmpty()) {
+            throw new IllegalArgumentException("--operation-id: no command " + operationId + " in " + table
+                    + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
+        }
+        String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
+        if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.PARKED_SHARD)) {
+            return new Requeue.NotParked(operationId, status);
+        }
+        int shard = (int) Attr.numberOr(item, ReleaseCommands.PARKED_SHARD, 0);
+        try {
+            dynamo.updateItem(b -> b.tableName(table)
+                    .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))
+                    .conditionExpression(STILL_PARKED_AS_READ)
+                    .updateExpression(REQUEUE)
+                    .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS))
+                    .expressionAttributeValues(Map.of(":parked", s(status), ":endedAt", item.get(ReleaseCommands.ENDED_AT),
+                            ":pending", s(ReleaseCommands.STATUS_PENDING), ":shard", s(Shards.key(shard)),
+                            ":now", n(now.toEpochMilli()), ":note", s(note))));
+        } catch (ConditionalCheckFailedException e) {
+            return new Requeue.NotParked(operationId, "changed while being requeued");
+        }
+        return new Requeue.Requeued(operationId, shard);
+    }
+
+    public static void requireParkedStatus(String status) {
+        if (!ReleaseCommands.PARKED.contains(status)) {
+            throw new IllegalArgumentException("--status must be one of " + ReleaseCommands.PARKED + ", was " + status);
+        }
+    }
+
+    private static Parked parked(Map<String, AttributeValue> item) {
+        return new Parked(Attr.stringOr(item, ReleaseCommands.OPERATION_ID, "?"), Attr.stringOr(item, ReleaseCommands.AUTHORISATION_ID, "?"),
+                Attr.stringOr(item, ReleaseCommands.WINDOW_ID, "?"), Attr.stringOr(item, ReleaseCommands.STATUS, "?"),
+                Instant.ofEpochMilli(Attr.numberOr(item, ReleaseCommands.ENDED_AT, 0)), Attr.numberOr(item, ReleaseCommands.ENDED_EPOCH, 0),
+                Attr.numberOr(item, ReleaseCommands.ATTEMPTS, 0), Attr.stringOr(item, ReleaseCommands.END_REASON, ""));
+    }
+}

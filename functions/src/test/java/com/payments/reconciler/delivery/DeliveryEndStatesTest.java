@@ -1,0 +1,157 @@
+package com.payments.reconciler.delivery;
+
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.local.provider.SimulatedProvider;
+import com.payments.reconciler.reconcile.DeliveryMark;
+import com.payments.reconciler.reconcile.DeliveryRecord;
+import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.workflow.Timing;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 15.2, 15.3 and 15.5: the ways a PENDING command ends without a release request reaching the
+ * provider. Each is decided before the provider call and recorded through the fenced path.
+ */
+@ExtendWith(LocalDynamo.class)
+class DeliveryEndStatesTest {
+
+    private final TestContext context = new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT);
+    private DeliveryWorld world;
+
+    @AfterEach
+    void close() {
+        if (world != null) {
+            world.close();
+        }
+    }
+
+    /** 15.2: the decision saw no settlement; by the time of delivery one had arrived. */
+    @Test
+    void aSettlementArrivingBetweenDecisionAndDeliveryCancelsTheCommandInsteadOfReleasingTheHold(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1", "auth-2", "auth-3");
+        world.ingestion.settle("auth-2", world.clock.instant());
+
+        DeliveryBatch result = world.invoke(world.handler(world.fixedGuard(), 2), lease, 0, null, context);
+
+        assertThat(world.provider.effect(ops.get(1)).requests()).as("no provider request for the settled hold").isZero();
+        assertThat(world.status(ops.get(1))).isEqualTo(ReleaseCommands.STATUS_CANCELLED_SETTLED);
+        assertThat(world.command(ops.get(1))).doesNotContainKey(ReleaseCommands.DELIVERY_SHARD);
+        assertThat(world.status(ops.get(0))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.status(ops.get(2))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(result.totals().delivered()).isEqualTo(2);
+        assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryCancelledSettled\":1"));
+    }
+
+    /** 15.3: a command left PENDING longer than our idempotency records last is not sent again on its own. */
+    @Test
+    void aCommandLeftPendingPastTheIdempotencyHorizonIsEscalatedNotRedelivered(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken old = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(old, "auth-1");
+        world.clock.advance(Timing.AUTOMATIC_DELIVERY_HORIZON);
+        LeaseToken lease = world.acquire("worker-B", Timing.LEASE_DURATION);
+
+        world.invoke(world.handler(world.fixedGuard(), 2), lease, 0, null, context);
+
+        assertThat(world.provider.effect(ops.getFirst()).requests()).as("not sent automatically").isZero();
+        assertThat(world.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_ESCALATED);
+        assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryEscalated\":1"));
+    }
+
+    /** 15.5: one answer outside the contract used to stop the call (and, retried, every night). */
+    @Test
+    void oneMalformedProviderAnswerQuarantinesItsCommandAndTheOthersAreDelivered(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1", "auth-2", "auth-3");
+        HttpProviderClient real = world.client();
+        ProviderClient answersGarbageForTheFirst = command -> {
+            if (command.operationId().equals(ops.getFirst())) {
+                throw ProviderContractViolation.ofCommand("provider answered 200 for " + command.operationId()
+                        + ": the body is not a JSON object (Content-Type text/html, 17 characters)", 200, "<html>oops</html>");
+            }
+            return real.release(command);
+        };
+
+        DeliveryBatch result = world.invoke(world.handler(world.fixedGuard(), 2, answersGarbageForTheFirst), lease, 0, null, context);
+
+        assertThat(world.status(ops.get(0))).isEqualTo(ReleaseCommands.STATUS_QUARANTINED);
+        Map<String, AttributeValue> quarantined = world.command(ops.get(0));
+        assertThat(quarantined).doesNotContainKey(ReleaseCommands.DELIVERY_SHARD);
+        assertThat(quarantined.get(ReleaseCommands.END_REASON).s()).contains("not a JSON object", "status 200", "<html>oops</html>");
+        assertThat(quarantined.get(ReleaseCommands.PARKED_SHARD).n()).isEqualTo("0");
+        assertThat(world.status(ops.get(1))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.status(ops.get(2))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(result.totals().delivered()).isEqualTo(2);
+        assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryQuarantined\":1"));
+    }
+
+    /** So many answers outside the contract in one call look like the provider's fault: the call stops, loudly. */
+    @Test
+    void aCallMeetingTheQuarantineLimitStopsWithAContractViolationAndLeavesTheRestPending(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        int count = Timing.QUARANTINES_PER_CALL_LIMIT + 5;
+        List<String> ops = world.command(lease, DeliveryWorld.ids("auth", count).toArray(String[]::new));
+        ProviderClient alwaysGarbage = command -> {
+            throw ProviderContractViolation.ofCommand("provider answered 404 for " + command.operationId() + ": unexpected status", 404, "");
+        };
+
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(
+                () -> world.invoke(world.handler(world.fixedGuard(), 1, alwaysGarbage), lease, 0, null, context));
+
+        assertThat(failure).isInstanceOf(ProviderContractViolation.class)
+                .hasMessageContaining(Timing.QUARANTINES_PER_CALL_LIMIT + " answers outside the provider's contract in one call");
+        assertThat(ops.stream().map(world::status).filter(ReleaseCommands.STATUS_QUARANTINED::equals))
+                .hasSize(Timing.QUARANTINES_PER_CALL_LIMIT);
+        assertThat(ops.stream().map(world::status).filter(ReleaseCommands.STATUS_PENDING::equals))
+                .hasSize(count - Timing.QUARANTINES_PER_CALL_LIMIT);
+    }
+
+    /** Refused credentials are about every command: nothing is quarantined, the call stops. */
+    @Test
+    void refusedCredentialsQuarantineNothingAndStopTheCall(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1", "auth-2");
+        ProviderClient refusesOurKey = command -> {
+            throw ProviderContractViolation.ofEveryCommand("provider answered 401 for " + command.operationId() + ": refused our API key");
+        };
+
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(
+                () -> world.invoke(world.handler(world.fixedGuard(), 1, refusesOurKey), lease, 0, null, context));
+
+        assertThat(failure).isInstanceOf(ProviderContractViolation.class).hasMessageContaining("401");
+        assertThat(ops).allSatisfy(op -> assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
+    }
+
+    /** The cancellation is a protected write like any other: a superseded leader's is refused. */
+    @Test
+    void aSupersededLeadersCancellationIsRefusedByTheFence(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken stale = world.acquire("worker-A", Duration.ofMillis(1));
+        List<String> ops = world.command(stale, "auth-1");
+        world.clock.advance(Duration.ofSeconds(1));
+        world.acquire("worker-B", Timing.LEASE_DURATION);
+        FencedWriter writer = new FencedWriter(world.dynamo, engine.tables(), DeliveryWorld.NO_WAIT);
+
+        List<DeliveryRecord> outcome = writer.recordDeliveries(stale, List.of(new DeliveryMark(ops.getFirst(),
+                new DeliveryRecord.Result.CancelledSettled(world.clock.instant()), 0)), world.clock.instant());
+
+        assertThat(outcome).singleElement().isInstanceOf(DeliveryRecord.Fenced.class);
+        assertThat(world.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_PENDING);
+    }
+}
