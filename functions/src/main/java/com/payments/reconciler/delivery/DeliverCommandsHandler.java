@@ -40,8 +40,10 @@ import java.util.Queue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Phaser;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -154,7 +156,11 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final Context context;
         private final Map<String, String> logContext;
         private final Deadline deadline;
+        /** The handler's writer bound to this invocation: its request tokens are this attempt's own. */
+        private final FencedWriter writer;
         private final Semaphore slots = new Semaphore(parallelism);
+        /** The deliveries started and not finished, apart from the slots: waiting for them cannot hang on a slot. */
+        private final Phaser inFlight = new Phaser(1);
         private final DeliveryFailures failures = new DeliveryFailures();
         private final AtomicLong delivered = new AtomicLong();
         private final AtomicLong rejected = new AtomicLong();
@@ -175,6 +181,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             this.context = context;
             this.logContext = logContext;
             this.deadline = Deadline.of(context);
+            this.writer = DeliverCommandsHandler.this.writer.forInvocation(context);
         }
 
         DeliveryBatch deliver() {
@@ -228,18 +235,10 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                         if (!acquireSlot()) {
                             return false;
                         }
-                        if (!canStart()) {
+                        if (!canStart() || !start(workers, command)) {
                             slots.release();
                             return false;
                         }
-                        started++;
-                        workers.execute(() -> {
-                            try {
-                                deliverOne(command);
-                            } finally {
-                                slots.release();
-                            }
-                        });
                     }
                 }
                 if (!page.hasMore()) {
@@ -248,6 +247,27 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 startKey = page.nextKey();
             }
             return false;
+        }
+
+        /** Hands the slot over to a delivery thread, which releases it; false (the slot still ours) if it could not start. */
+        private boolean start(ExecutorService workers, PendingCommand command) {
+            inFlight.register();
+            try {
+                workers.execute(() -> {
+                    try {
+                        deliverOne(command);
+                    } finally {
+                        slots.release();
+                        inFlight.arriveAndDeregister();
+                    }
+                });
+            } catch (RuntimeException e) {
+                inFlight.arriveAndDeregister();
+                failures.add(e);
+                return false;
+            }
+            started++;
+            return true;
         }
 
         /**
@@ -287,7 +307,15 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                     if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                         // Marks are batched, so no lease check follows each delivery: a call that waited (or was
                         // paused) past its renewal learns whether it still leads before it starts another one.
-                        renewIfDue();
+                        boolean kept = false;
+                        try {
+                            renewIfDue();
+                            kept = true;
+                        } finally {
+                            if (!kept) {
+                                slots.release();
+                            }
+                        }
                         return true;
                     }
                 } catch (InterruptedException e) {
@@ -298,16 +326,18 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             return false;
         }
 
-        /** Every delivery in flight finishes (each is bounded by the provider timeouts); renewals go on. */
+        /**
+         * Every delivery in flight finishes (each is bounded by the provider timeouts); renewals go on. Waits for the
+         * deliveries themselves, not for their slots, so a slot lost on some path cannot hold the call to its timeout.
+         */
         private void awaitInFlight() {
-            int held = 0;
-            while (held < parallelism) {
+            int phase = inFlight.arrive();
+            while (true) {
                 try {
-                    if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                        held++;
-                    } else {
-                        renewIfDue();
-                    }
+                    inFlight.awaitAdvanceInterruptibly(phase, SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    return;
+                } catch (TimeoutException e) {
+                    renewIfDue();
                 } catch (InterruptedException e) {
                     // Lambda is ending the invocation; the executor's close still waits for the threads.
                     Thread.currentThread().interrupt();
@@ -453,7 +483,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             }
             try {
                 renew();
-            } catch (LeaseLost | StoreContention e) {
+            } catch (RuntimeException e) {
+                // Not only LeaseLost and StoreContention: whatever ends the renewal halts the call here, so the
+                // deliveries in flight finish and their answers are marked, instead of escaping past them.
                 failures.add(e);
             }
         }

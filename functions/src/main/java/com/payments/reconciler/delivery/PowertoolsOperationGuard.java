@@ -5,6 +5,8 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.store.Backoff;
+import com.payments.reconciler.store.ConflictRetryingClient;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.OperationMismatch;
@@ -53,7 +55,9 @@ import java.util.function.Supplier;
  * </ul>
  * Errors map to the names the workflow retries: INPROGRESS held by another invocation, and the
  * library's "inconsistent state" at a record's expiry boundary, are {@link IdempotencyAlreadyInProgress};
- * store failures are {@link StoreContention}.
+ * store failures (Powertools 1.15.0 wraps each in {@code IdempotencyPersistenceLayerException}) are
+ * {@link StoreContention}, a record write refused with {@code TransactionConflict} only once
+ * {@link ConflictRetryingClient} has tried it again with backoff.
  *
  * <p>Not exactly-once: if saving the result fails after the body ran, the record stays INPROGRESS and
  * the body runs again after the in-progress window — which is why the provider call carries its own
@@ -91,9 +95,14 @@ public final class PowertoolsOperationGuard implements OperationGuard {
      *                    (only a negative-control test builds one without)
      */
     public PowertoolsOperationGuard(DynamoDbClient storeClient, String table, Duration expiry) {
+        this(storeClient, table, expiry, Backoff.standard());
+    }
+
+    /** @param conflicts how a record write refused with TransactionConflict is tried again before it fails the call */
+    public PowertoolsOperationGuard(DynamoDbClient storeClient, String table, Duration expiry, Backoff conflicts) {
         this.store = DynamoDBPersistenceStore.builder()
                 .withTableName(table)
-                .withDynamoDbClient(storeClient)
+                .withDynamoDbClient(new ConflictRetryingClient(storeClient, conflicts))
                 .build();
         this.config = IdempotencyConfig.builder()
                 .withEventKeyJMESPath(KEY_PATH)
@@ -138,7 +147,10 @@ public final class PowertoolsOperationGuard implements OperationGuard {
             throw new OperationMismatch("operation " + operation.operationId()
                     + " was recorded with a different request (authorisation, amount or currency changed)", e);
         } catch (IdempotencyPersistenceLayerException e) {
-            throw new StoreContention("the idempotency store failed for operation " + operation.operationId(), e);
+            // Powertools wraps every store error in this one type; the cause says which (a TransactionConflict here has
+            // outlived the client's retries).
+            throw new StoreContention("the idempotency store failed for operation " + operation.operationId() + ": "
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage()), e);
         } catch (IdempotencyKeyException | IdempotencyConfigurationException e) {
             throw new IllegalStateException("idempotency guard misconfigured for operation " + operation.operationId(), e);
         } finally {

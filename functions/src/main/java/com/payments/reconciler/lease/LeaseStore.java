@@ -1,6 +1,7 @@
 package com.payments.reconciler.lease;
 
 import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.StoreErrors;
 import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.workflow.LeaseLost;
@@ -37,6 +38,10 @@ import static com.payments.reconciler.store.Attr.s;
  * The lease alone does not protect business data (a paused worker cannot know it lost the lease);
  * the epoch, checked inside every business transaction by {@code FencedWriter}, does.
  * DynamoDB has no server clock in conditions, so {@code now} is always supplied by the caller.
+ *
+ * <p>Every fenced transaction checks the lease item, so a write here can meet one in flight and be refused
+ * with {@code TransactionConflict}, which the SDK does not retry: it is tried again with backoff, and only
+ * a conflict that outlives the attempts is {@code StoreContention} for the workflow to retry.
  */
 public final class LeaseStore {
 
@@ -56,17 +61,24 @@ public final class LeaseStore {
     private final DynamoDbClient dynamo;
     private final String table;
     private final Duration duration;
+    /** Pauses between tries of a write that met an in-flight transaction on the lease item. */
+    private final Backoff conflicts;
 
     public LeaseStore(DynamoDbClient dynamo, String table, Duration duration) {
+        this(dynamo, table, duration, Backoff.standard());
+    }
+
+    public LeaseStore(DynamoDbClient dynamo, String table, Duration duration, Backoff conflicts) {
         this.dynamo = dynamo;
         this.table = table;
         this.duration = duration;
+        this.conflicts = conflicts;
     }
 
     public AcquireResult acquire(String leaseName, String ownerId, Instant now) {
         Instant expires = now.plus(duration);
         try {
-            UpdateItemResponse response = StoreErrors.call("acquire lease " + leaseName, () -> dynamo.updateItem(b -> b
+            UpdateItemResponse response = StoreErrors.call("acquire lease " + leaseName, conflicts, () -> dynamo.updateItem(b -> b
                     .tableName(table)
                     .key(key(leaseName))
                     .conditionExpression(ACQUIRE_CONDITION)
@@ -92,7 +104,7 @@ public final class LeaseStore {
     public Lease renew(LeaseToken token, Instant now) {
         Instant expires = now.plus(duration);
         try {
-            StoreErrors.call("renew lease " + token.leaseName(), () -> dynamo.updateItem(b -> b
+            StoreErrors.call("renew lease " + token.leaseName(), conflicts, () -> dynamo.updateItem(b -> b
                     .tableName(table)
                     .key(key(token.leaseName()))
                     .conditionExpression(HELD_BY_US)
@@ -113,7 +125,7 @@ public final class LeaseStore {
      */
     public void release(LeaseToken token, Instant now) {
         try {
-            StoreErrors.call("release lease " + token.leaseName(), () -> dynamo.updateItem(b -> b
+            StoreErrors.call("release lease " + token.leaseName(), conflicts, () -> dynamo.updateItem(b -> b
                     .tableName(table)
                     .key(key(token.leaseName()))
                     .conditionExpression(HELD_BY_US)

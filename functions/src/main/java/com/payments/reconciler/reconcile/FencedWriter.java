@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.store.Attr;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -68,12 +70,14 @@ import static com.payments.reconciler.store.Attr.s;
  *
  * <p>{@code TransactionConflict} and throttling are retried with jittered backoff; a failed lease check
  * is {@link ReleaseOutcome.Fenced} for the whole batch and is never retried. Each attempt carries a
- * {@code ClientRequestToken} derived from the batch (operation ids and observed versions), the epoch
- * and the count of definitive cancellations so far: an SDK retry after a lost response reuses the token
- * (AWS answers it instead of applying it again), while a retry after a definitive cancellation — which
- * applied nothing — gets a fresh one. Correctness does not depend on the token (the local engine ignores
- * it): a replay meets the version and {@code attribute_not_exists} conditions, and a command carrying
- * our own owner and epoch is recognised as ours.
+ * {@code ClientRequestToken} derived from the batch (operation ids and observed versions), the epoch,
+ * the task attempt ({@link #forInvocation}: the Lambda request id) and the count of definitive
+ * cancellations so far: an SDK retry after a lost response reuses the token (AWS answers it instead of
+ * applying it again), while a retry after a definitive cancellation — which applied nothing — gets a
+ * fresh one, and so does another task attempt facing the same batch (its request differs: reusing the
+ * earlier attempt's token would be {@code IdempotentParameterMismatch}). Correctness does not depend on
+ * the token (the local engine ignores it): a replay meets the version and {@code attribute_not_exists}
+ * conditions, and a command carrying our own owner and epoch is recognised as ours.
  */
 public final class FencedWriter {
 
@@ -118,16 +122,46 @@ public final class FencedWriter {
     private final TableNames tables;
     private final Backoff backoff;
     private final Fence fence;
+    /** Which task attempt's decisions these are: part of every request token. */
+    private final String attemptId;
 
+    /**
+     * A writer that is an attempt of its own (benchmarks, tests). Handlers build theirs at initialisation, which
+     * SnapStart snapshots once for every environment, so they never write through it unbound: each invocation
+     * binds it {@link #forInvocation}.
+     */
     public FencedWriter(DynamoDbClient dynamo, TableNames tables, Backoff backoff) {
         this(dynamo, tables, backoff, Fence.LEASE_CHECKED);
     }
 
     public FencedWriter(DynamoDbClient dynamo, TableNames tables, Backoff backoff, Fence fence) {
+        this(dynamo, tables, backoff, fence, UUID.randomUUID().toString());
+    }
+
+    private FencedWriter(DynamoDbClient dynamo, TableNames tables, Backoff backoff, Fence fence, String attemptId) {
+        if (attemptId == null || attemptId.isBlank()) {
+            throw new IllegalArgumentException("a fenced writer's attempt identity must not be blank");
+        }
         this.dynamo = dynamo;
         this.tables = tables;
         this.backoff = backoff;
         this.fence = fence;
+        this.attemptId = attemptId;
+    }
+
+    /**
+     * This writer for one task attempt. Every Lambda invocation has its own request id, and a task the
+     * workflow retries is a new invocation; without a request id (no context) the attempt gets a random one,
+     * which no other attempt shares either.
+     */
+    public FencedWriter forInvocation(Context invocation) {
+        String requestId = invocation == null ? null : invocation.getAwsRequestId();
+        return forAttempt(requestId == null || requestId.isBlank() ? UUID.randomUUID().toString() : requestId);
+    }
+
+    /** This writer for the attempt named {@code attemptId}: the same decisions under another attempt get other tokens. */
+    public FencedWriter forAttempt(String attemptId) {
+        return new FencedWriter(dynamo, tables, backoff, fence, attemptId);
     }
 
     /** {@link #requestReleases} for one candidate. */
@@ -357,7 +391,7 @@ public final class FencedWriter {
         for (int attempt = 1; attempt <= backoff.maxAttempts(); attempt++) {
             TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
                     .transactItems(items)
-                    .clientRequestToken(requestToken(batchKey, lease.epoch(), cancellations))
+                    .clientRequestToken(requestToken(batchKey, lease.epoch(), attemptId, cancellations))
                     .build();
             try {
                 dynamo.transactWriteItems(request);
@@ -380,9 +414,9 @@ public final class FencedWriter {
             } catch (TransactionInProgressException inProgress) {
                 lastProblem = "a transaction with the same token is still in progress";
             } catch (IdempotentParameterMismatchException earlierUse) {
-                // The token (batch, epoch) was used within 10 minutes by a different request: an earlier call's
-                // attempt at this same decision (a task retried after it committed). A fresh token lets the
-                // conditions say what that attempt did; our own commands are then recognised as ours.
+                // The token was used within 10 minutes by a different request under the same attempt id (a writer
+                // bound to one attempt deciding this batch again). A fresh token lets the conditions say what that
+                // request did; our own commands are then recognised as ours.
                 cancellations++;
                 lastProblem = "token used by an earlier request for the same decision";
             } catch (SdkClientException noAnswer) {
@@ -510,11 +544,14 @@ public final class FencedWriter {
         return reasons.stream().map(CancellationReason::code).toList().toString();
     }
 
-    /** ≤ 36 characters, as DynamoDB requires; stable for one attempt, fresh after a definitive cancellation. */
-    static String requestToken(String batchKey, long epoch, int cancellations) {
+    /**
+     * ≤ 36 characters, as DynamoDB requires; stable across the retries of one request (a lost response is
+     * answered, not applied again), fresh after a definitive cancellation and for every other task attempt.
+     */
+    static String requestToken(String batchKey, long epoch, String attempt, int cancellations) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(
-                    (batchKey + "|" + epoch + "|" + cancellations).getBytes(StandardCharsets.UTF_8));
+                    (batchKey + "|" + epoch + "|" + attempt + "|" + cancellations).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 18);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);

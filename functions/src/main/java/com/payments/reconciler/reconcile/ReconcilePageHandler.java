@@ -83,6 +83,8 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         ExecutionInput window = request.window();
         LeaseToken lease = request.lease();
         Deadline deadline = Deadline.of(context);
+        // Request tokens name this attempt: a retried task deciding the same batch must not reuse them.
+        FencedWriter attempt = writer.forInvocation(context);
         Instant lastRenewal = renew(lease);
 
         Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
@@ -108,7 +110,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                     lastRenewal = renew(lease);
                 }
                 List<Candidate> batch = candidates.subList(from, Math.min(candidates.size(), from + FencedWriter.RELEASES_PER_TRANSACTION));
-                totals = decide(lease, window, batch, totals);
+                totals = decide(attempt, lease, window, batch, totals);
                 cursor = Cursor.after(batch.getLast(), cursor.shard());
                 decided += batch.size();
             }
@@ -137,7 +139,8 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
      * Decides one batch: candidates that already settled are counted and left out (one failed settlement check
      * would cancel the batch's transaction); the rest go in one fenced transaction, split only on cancellation.
      */
-    private ReconcileTotals decide(LeaseToken lease, ExecutionInput window, List<Candidate> batch, ReconcileTotals totals) {
+    private ReconcileTotals decide(FencedWriter attempt, LeaseToken lease, ExecutionInput window, List<Candidate> batch,
+                                   ReconcileTotals totals) {
         Set<String> settled = settlements.settledAmong(batch.stream().map(Candidate::authorisationId).toList());
         List<Candidate> releasable = new ArrayList<>();
         for (Candidate candidate : batch) {
@@ -153,7 +156,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         if (releasable.isEmpty()) {
             return totals;
         }
-        List<ReleaseOutcome> outcomes = writer.requestReleases(lease, releasable, window.windowId(), window.cutoff(), clock.instant());
+        List<ReleaseOutcome> outcomes = attempt.requestReleases(lease, releasable, window.windowId(), window.cutoff(), clock.instant());
         for (int i = 0; i < outcomes.size(); i++) {
             Candidate candidate = releasable.get(i);
             totals = switch (outcomes.get(i)) {

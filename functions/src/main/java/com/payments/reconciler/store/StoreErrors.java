@@ -19,6 +19,32 @@ public final class StoreErrors {
     private StoreErrors() {
     }
 
+    /**
+     * {@link #call}, with a {@code TransactionConflict} tried again first, up to {@code conflicts}' attempts with its
+     * pauses: the conflict refused the write without applying it, and the transaction holding the item ends within
+     * its own request. Only a conflict that outlives the attempts is StoreContention.
+     */
+    public static <T> T call(String what, Backoff conflicts, Supplier<T> call) {
+        return call(what, () -> retryingConflicts(conflicts, call));
+    }
+
+    /**
+     * Runs {@code call}, trying again after a {@code TransactionConflict} up to {@code conflicts}' attempts; the last
+     * conflict, and every other error, is thrown as it came (for callers whose own caller classifies them).
+     */
+    public static <T> T retryingConflicts(Backoff conflicts, Supplier<T> call) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return call.get();
+            } catch (TransactionConflictException e) {
+                if (attempt >= conflicts.maxAttempts()) {
+                    throw e;
+                }
+                conflicts.beforeRetry(attempt);
+            }
+        }
+    }
+
     public static <T> T call(String what, Supplier<T> call) {
         try {
             return call.get();

@@ -3,6 +3,7 @@ package com.payments.reconciler.delivery;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.Gate;
 import com.payments.reconciler.local.provider.SimulatedProvider;
@@ -24,17 +25,24 @@ import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyInconsistentStateException;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,12 +51,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 @ExtendWith(LocalDynamo.class)
 class DeliverCommandsHandlerTest {
@@ -405,6 +416,126 @@ class DeliverCommandsHandlerTest {
         assertThat(field(handler, "{\"window\":" + JsonHandlerAccess.window(w) + ",\"shard\":0,\"batch\":null}")).isEqualTo("lease");
         assertThat(w.provider.totalRequests()).isZero();
         assertThat(w.status(Candidates.op("auth-1"))).isEqualTo(ReleaseCommands.STATUS_PENDING);
+    }
+
+    /**
+     * Issue 15.7: the workflow retries a DeliverCommands call whose response was lost; the retry (a new Lambda
+     * invocation, a new request id) reads a lagging image of the pending-delivery index, so it faces the same
+     * commands and marks the same batch at the same epoch. Its transaction differs from the first call's (its own
+     * clock, no provider call), so reusing the first call's request token would cost an attempt in
+     * IdempotentParameterMismatch; the fault layer gives moto DynamoDB's token rule.
+     */
+    @Test
+    void aRetriedTaskAttemptFacingTheSameBatchDoesNotMeetIdempotentParameterMismatch(LocalDynamo.Engine engine) {
+        DeliveryWorld w = world(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = w.command(lease, "auth-1", "auth-2");
+        DynamoFaults tokens = DynamoFaults.builder(1).clock(w.clock).build();
+        DeliverCommandsHandler handler = new DeliverCommandsHandler(
+                new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()),
+                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
+                new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
+                new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
+                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1);
+        String sameInput = DeliveryWorld.input(w.window(), lease, 0, null);
+
+        DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1"));
+        w.clock.advance(Duration.ofSeconds(40));
+        DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-2"));
+
+        assertThat(tokens.tokenMismatches()).as("request tokens of the retried attempt refused by DynamoDB").isZero();
+        assertThat(w.provider.totalRequests()).as("the retry was answered by the idempotency records").isEqualTo(2);
+        ops.forEach(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
+        ops.forEach(op -> assertThat(w.command(op).get(ReleaseCommands.ATTEMPTS).n()).as("marked once").isEqualTo("1"));
+    }
+
+    /**
+     * Issue 15.4: the coordinating thread renews when due right after it took a delivery slot. A renewal failing
+     * there with an error nobody classified (here AccessDenied, as a role missing UpdateItem would answer) must not
+     * take the slot with it: the call stops starting deliveries, the one in flight finishes and is marked, and the
+     * call ends with that error instead of waiting for the slot until the Lambda timeout. Every reading of the
+     * worker's clock is a renewal interval later, so every check finds a renewal due and the fifth renewal is the
+     * one after the second command's slot was taken (the start, then before and after each slot).
+     */
+    @Test
+    void aRenewalThatFailsAfterASlotWasAcquiredDoesNotHangDelivery(LocalDynamo.Engine engine) {
+        DeliveryWorld w = world(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = w.command(lease, "auth-1", "auth-2", "auth-3");
+        Clock everyReadingDue = new SteppingClock(w.clock.instant(), Timing.LEASE_RENEW_INTERVAL.plusSeconds(1));
+        AtomicInteger renewals = new AtomicInteger();
+        ExecutionInterceptor fifthRenewalRefused = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution ctx, ExecutionAttributes attributes) {
+                if (ctx.request() instanceof UpdateItemRequest && renewals.incrementAndGet() == 5) {
+                    throw DynamoDbException.builder().message("simulated: not authorized to perform dynamodb:UpdateItem")
+                            .statusCode(400).awsErrorDetails(AwsErrorDetails.builder().errorCode("AccessDeniedException").build())
+                            .build();
+                }
+            }
+        };
+        DeliverCommandsHandler handler = new DeliverCommandsHandler(
+                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
+                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
+                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
+                new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
+                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
+                new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add), everyReadingDue, 2);
+
+        // A hang detector only: the call ends in well under a second once the slot is released.
+        Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> catchThrowable(() -> w.invoke(handler, lease, 0, null, context)),
+                "the call waited for a delivery slot that the failed renewal never gave back");
+
+        assertThat(failure).isInstanceOf(DynamoDbException.class);
+        assertThat(((DynamoDbException) failure).awsErrorDetails().errorCode()).isEqualTo("AccessDeniedException");
+        assertThat(renewals).hasValueGreaterThanOrEqualTo(5);
+        assertThat(w.status(ops.get(0))).as("the delivery in flight was marked").isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(ops.subList(1, 3)).as("no delivery started after the failed renewal").allSatisfy(op -> {
+            assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING);
+            assertThat(w.provider.effect(op).requests()).isZero();
+        });
+    }
+
+    /** A clock that moves {@code step} forward at every reading. */
+    private static final class SteppingClock extends Clock {
+        private final AtomicReference<Instant> next;
+        private final Duration step;
+
+        SteppingClock(Instant start, Duration step) {
+            this.next = new AtomicReference<>(start);
+            this.step = step;
+        }
+
+        @Override
+        public Instant instant() {
+            return next.getAndUpdate(t -> t.plus(step));
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    /** The pending-delivery index as an eventually consistent read may show it: every query answers the first image. */
+    private static final class LaggingIndex implements ExecutionInterceptor {
+        private final AtomicReference<QueryResponse> first = new AtomicReference<>();
+
+        @Override
+        public SdkResponse modifyResponse(Context.ModifyResponse ctx, ExecutionAttributes attributes) {
+            if (!(ctx.response() instanceof QueryResponse page)) {
+                return ctx.response();
+            }
+            first.compareAndSet(null, page);
+            return first.get();
+        }
     }
 
     private String field(DeliverCommandsHandler handler, String input) {

@@ -1,16 +1,27 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Idempotency;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.OperationMismatch;
+import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -20,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -195,6 +207,99 @@ class PowertoolsOperationGuardTest {
     private Map<String, AttributeValue> record(String operationId) {
         return dynamo.getItem(b -> b.tableName(engine.tables().idempotency()).consistentRead(true)
                 .key(Map.of(Idempotency.ID, s(PowertoolsOperationGuard.recordId(operationId))))).item();
+    }
+
+    /**
+     * Issue 15.4: a write of an idempotency record can be refused with TransactionConflictException (DynamoDB's answer
+     * to a PutItem, UpdateItem or DeleteItem on an item an in-flight transaction holds), which the SDK does not retry
+     * and which refuses the write without applying it. Each record write tries again with the store's backoff: the
+     * in-progress record, the result and the body run once.
+     */
+    @Test
+    void aConflictOnTheIdempotencyRecordsIsRetriedAndTheBodyRunsOnce() {
+        ConflictingRecordWrites conflicts = new ConflictingRecordWrites(2);
+        PowertoolsOperationGuard conflicted = guardWith(conflicts);
+
+        ProviderResult.Final result = conflicted.once(new GuardedOperation("op-1", "a|1|EUR"), context, ProviderResult.Final.class,
+                () -> {
+                    runs.incrementAndGet();
+                    return new ProviderResult.Released("PRV-1");
+                });
+
+        assertThat(result).isEqualTo(new ProviderResult.Released("PRV-1"));
+        assertThat(runs).hasValue(1);
+        assertThat(record("op-1").get("status").s()).isEqualTo("COMPLETED");
+        assertThat(conflicts.refused()).as("two refusals of the in-progress PutItem, two of the result's UpdateItem").isEqualTo(4);
+    }
+
+    /** The body's own error is what the call ends with, not a conflict on deleting its in-progress record. */
+    @Test
+    void aConflictOnDeletingTheRecordOfAFailedBodyIsRetriedAndTheBodysErrorStands() {
+        ConflictingRecordWrites conflicts = new ConflictingRecordWrites(0);
+        PowertoolsOperationGuard conflicted = guardWith(conflicts);
+
+        assertThatThrownBy(() -> conflicted.once(new GuardedOperation("op-1", "a|1|EUR"), context, ProviderResult.Final.class,
+                () -> {
+                    conflicts.refuseNextWrites(2);
+                    throw new IllegalStateException("provider call failed");
+                })).isInstanceOf(IllegalStateException.class).hasMessage("provider call failed");
+        assertThat(record("op-1")).as("the in-progress record was deleted").isEmpty();
+        assertThat(conflicts.refused()).isEqualTo(2);
+    }
+
+    @Test
+    void aConflictThatOutlivesTheRetriesIsStoreContentionNamingIt() {
+        ConflictingRecordWrites conflicts = new ConflictingRecordWrites(Integer.MAX_VALUE);
+        PowertoolsOperationGuard conflicted = guardWith(conflicts);
+
+        assertThatThrownBy(() -> conflicted.once(new GuardedOperation("op-1", "a|1|EUR"), context, ProviderResult.Final.class,
+                () -> new ProviderResult.Released("PRV-1")))
+                .isInstanceOf(StoreContention.class).hasMessageContaining("op-1").hasMessageContaining("TransactionConflict");
+        assertThat(conflicts.refused()).as("bounded: the in-progress PutItem, tried as often as the backoff allows")
+                .isEqualTo(NO_WAIT.maxAttempts());
+        assertThat(record("op-1")).isEmpty();
+    }
+
+    private static final Backoff NO_WAIT = new Backoff(5, d -> { }, 6, Duration.ofMillis(1), Duration.ofMillis(5));
+
+    private PowertoolsOperationGuard guardWith(ConflictingRecordWrites conflicts) {
+        return new PowertoolsOperationGuard(engine.client(new InProgressExpiryFix(Clock.systemUTC()), conflicts),
+                engine.tables().idempotency(), Timing.IDEMPOTENCY_EXPIRY, NO_WAIT);
+    }
+
+    /** Refuses the next writes of each kind (PutItem, UpdateItem, DeleteItem) as DynamoDB does while a transaction holds the item. */
+    private static final class ConflictingRecordWrites implements ExecutionInterceptor {
+        private final Map<Class<?>, AtomicInteger> toRefuse = new ConcurrentHashMap<>();
+        private final AtomicInteger refused = new AtomicInteger();
+        private volatile int perKind;
+
+        ConflictingRecordWrites(int perKind) {
+            this.perKind = perKind;
+        }
+
+        /** From now on, the next {@code count} writes of each kind are refused. */
+        void refuseNextWrites(int count) {
+            toRefuse.clear();
+            perKind = count;
+        }
+
+        int refused() {
+            return refused.get();
+        }
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution ctx, ExecutionAttributes attributes) {
+            SdkRequest request = ctx.request();
+            if (!(request instanceof PutItemRequest || request instanceof UpdateItemRequest || request instanceof DeleteItemRequest)) {
+                return;
+            }
+            AtomicInteger left = toRefuse.computeIfAbsent(request.getClass(), k -> new AtomicInteger(perKind));
+            if (left.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                refused.incrementAndGet();
+                throw TransactionConflictException.builder().message("Transaction is ongoing for the item").statusCode(400)
+                        .awsErrorDetails(AwsErrorDetails.builder().errorCode("TransactionConflictException").build()).build();
+            }
+        }
     }
 
     private static void await(CountDownLatch latch) {

@@ -10,12 +10,19 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A Lambda context whose remaining time the test sets: deadlines without waiting. */
-final class TestContext implements Context {
+public final class TestContext implements Context {
 
     private final AtomicLong remainingMillis;
+    private final String requestId;
 
-    TestContext(Duration remaining) {
+    public TestContext(Duration remaining) {
+        this(remaining, "test-request");
+    }
+
+    /** Another invocation: Lambda gives each its own request id (a task retried by the workflow gets a new one). */
+    public TestContext(Duration remaining, String requestId) {
         this.remainingMillis = new AtomicLong(remaining.toMillis());
+        this.requestId = requestId;
     }
 
     void remaining(Duration remaining) {
@@ -29,7 +36,7 @@ final class TestContext implements Context {
 
     @Override
     public String getAwsRequestId() {
-        return "test-request";
+        return requestId;
     }
 
     @Override

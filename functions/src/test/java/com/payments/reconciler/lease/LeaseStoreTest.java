@@ -1,5 +1,6 @@
 package com.payments.reconciler.lease;
 
+import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.LeaseLost;
@@ -8,11 +9,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -201,20 +204,65 @@ class LeaseStoreTest {
         LeaseStore clean = new LeaseStore(engine.client(), engine.tables().leases(), DURATION);
         AcquireResult.Acquired held = (AcquireResult.Acquired) clean.acquire("lease-conflict", "worker-A", T0);
         LeaseToken token = held.lease().token();
-        LeaseStore conflicted = new LeaseStore(engine.client(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
-            @Override
-            public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
-                                        software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
-                throw software.amazon.awssdk.services.dynamodb.model.TransactionConflictException.builder()
-                        .message("Transaction is ongoing for the item").statusCode(400)
-                        .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
-                                .errorCode("TransactionConflictException").build()).build();
-            }
-        }), engine.tables().leases(), DURATION);
+        ConflictingWrites conflicts = new ConflictingWrites(Integer.MAX_VALUE);
+        LeaseStore conflicted = new LeaseStore(engine.client(conflicts), engine.tables().leases(), DURATION, NO_WAIT);
 
         assertThatThrownBy(() -> conflicted.renew(token, T0.plusSeconds(1))).isInstanceOf(StoreContention.class)
                 .hasMessageContaining("renew lease lease-conflict").hasMessageContaining("TransactionConflict");
         assertThatThrownBy(() -> conflicted.acquire("lease-conflict", "worker-B", T0.plusSeconds(1))).isInstanceOf(StoreContention.class);
         assertThatThrownBy(() -> conflicted.release(token, T0.plusSeconds(1))).isInstanceOf(StoreContention.class);
+        assertThat(conflicts.refused()).as("each write tried a bounded number of times").isEqualTo(3 * NO_WAIT.maxAttempts());
+    }
+
+    /**
+     * Issue 15.4: a conflict with an in-flight transaction is momentary (the transaction holds the item for its own
+     * duration) and refuses the write without applying it, so acquire, renew and release try again, with the store's
+     * backoff, before they give up as StoreContention.
+     */
+    @Test
+    void aLeaseWriteThatMeetsAnInFlightTransactionIsRetriedAndSucceeds(LocalDynamo.Engine engine) {
+        ConflictingWrites conflicts = new ConflictingWrites(2);
+        LeaseStore store = new LeaseStore(engine.client(conflicts), engine.tables().leases(), DURATION, NO_WAIT);
+
+        AcquireResult acquired = store.acquire("lease-retry", "worker-A", T0);
+        conflicts.refuseNext(2);
+        Lease renewed = store.renew(((AcquireResult.Acquired) acquired).lease().token(), T0.plusSeconds(10));
+        conflicts.refuseNext(2);
+        store.release(renewed.token(), T0.plusSeconds(20));
+
+        assertThat(acquired).isEqualTo(new AcquireResult.Acquired(new Lease("lease-retry", "worker-A", 1, T0.plus(DURATION)), false));
+        assertThat(renewed.expiresAt()).isEqualTo(T0.plusSeconds(40));
+        assertThat(engine.client().getItem(b -> b.tableName(engine.tables().leases()).consistentRead(true)
+                .key(Map.of(Leases.LEASE_NAME, AttributeValue.fromS("lease-retry")))).item()).doesNotContainKey(Leases.OWNER);
+        assertThat(conflicts.refused()).isEqualTo(6);
+    }
+
+    private static final Backoff NO_WAIT = new Backoff(3, d -> { }, 6, Duration.ofMillis(1), Duration.ofMillis(5));
+
+    /** Refuses the next writes with TransactionConflictException, as DynamoDB does while a transaction holds the item. */
+    private static final class ConflictingWrites implements ExecutionInterceptor {
+        private final AtomicInteger toRefuse;
+        private final AtomicInteger refused = new AtomicInteger();
+
+        ConflictingWrites(int first) {
+            this.toRefuse = new AtomicInteger(first);
+        }
+
+        void refuseNext(int count) {
+            toRefuse.set(count);
+        }
+
+        int refused() {
+            return refused.get();
+        }
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+            if (toRefuse.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                refused.incrementAndGet();
+                throw TransactionConflictException.builder().message("Transaction is ongoing for the item").statusCode(400)
+                        .awsErrorDetails(AwsErrorDetails.builder().errorCode("TransactionConflictException").build()).build();
+            }
+        }
     }
 }

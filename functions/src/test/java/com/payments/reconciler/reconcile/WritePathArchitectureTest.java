@@ -1,6 +1,7 @@
 package com.payments.reconciler.reconcile;
 
 import com.payments.reconciler.lease.LeaseStore;
+import com.payments.reconciler.store.ConflictRetryingClient;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -19,7 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * to a {@link DynamoDbClient} method that can change an item. Only two classes may make one:
  * {@link FencedWriter} (every business write, lease-checked in the same transaction) and
  * {@link LeaseStore} (the lease item itself, by its own conditional updates). The idempotency table is
- * written by Powertools inside the library, on a client of its own, never by our code.
+ * written by Powertools inside the library, on a client of its own, never by our code: that client is a
+ * {@link ConflictRetryingClient}, which forwards the library's own single-item writes (trying a conflicted one
+ * again) and starts none.
  */
 class WritePathArchitectureTest {
 
@@ -27,7 +30,7 @@ class WritePathArchitectureTest {
     private static final Set<String> WRITE_OPERATIONS = Set.of("putItem", "updateItem", "deleteItem",
             "transactWriteItems", "batchWriteItem", "executeStatement", "executeTransaction", "batchExecuteStatement");
 
-    private static final Set<Class<?>> ALLOWED_WRITERS = Set.of(FencedWriter.class, LeaseStore.class);
+    private static final Set<Class<?>> ALLOWED_WRITERS = Set.of(FencedWriter.class, LeaseStore.class, ConflictRetryingClient.class);
 
     private static JavaClasses production;
 
@@ -55,12 +58,17 @@ class WritePathArchitectureTest {
                         || call.getOriginOwner().getName().startsWith(allowed.getName() + "$")))
                 .map(JavaMethodCall::getDescription)
                 .toList();
-        assertThat(outside).as("DynamoDB writes outside FencedWriter and LeaseStore").isEmpty();
+        assertThat(outside).as("DynamoDB writes outside FencedWriter, LeaseStore and the idempotency store's forwarding client").isEmpty();
     }
 
     @Test
     void theFencedWriterWritesOnlyThroughTransactions() {
         assertThat(writeOperationsOf(FencedWriter.class)).containsExactly("transactWriteItems");
+    }
+
+    @Test
+    void theConflictRetryingClientForwardsOnlyTheSingleItemWritesItOverrides() {
+        assertThat(writeOperationsOf(ConflictRetryingClient.class)).containsExactlyInAnyOrder("putItem", "updateItem", "deleteItem");
     }
 
     @Test
