@@ -10,6 +10,7 @@ import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.cli.ExitCodes;
 import com.payments.reconciler.cli.ReconcilerCli;
 import com.payments.reconciler.reconcile.CandidateFinder;
+import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.Shards;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableSchema;
@@ -71,7 +72,8 @@ class BadInputTableTest {
     private Map<String, AttributeValue> badItemAsStored;
 
     /** What a row may have written: nothing at all, or nothing to one item, or nothing to the business tables. */
-    enum Scope { NOTHING, THE_BAD_ITEM, BUSINESS_TABLES }
+    /** What a bad input may change: nothing; nothing about the bad item; only the command the bad answer was about (quarantined). */
+    enum Scope { NOTHING, THE_BAD_ITEM, ONLY_THE_QUARANTINED_COMMAND }
 
     @FunctionalInterface
     interface Attempt {
@@ -156,7 +158,7 @@ class BadInputTableTest {
         rows.add(item("amountMinor negative", i -> i.put(Authorisations.AMOUNT_MINOR, AttributeValue.fromN("-100")), "authorisation[" + BAD + "].amountMinor"));
         rows.add(item("version missing", i -> i.remove(Authorisations.VERSION), "authorisation[" + BAD + "].version"));
         rows.add(item("version a string", i -> i.put(Authorisations.VERSION, AttributeValue.fromS("one")), "authorisation[" + BAD + "].version"));
-        // Provider responses to a delivery: a contract violation naming the problem; the command stays PENDING.
+        // Provider responses to a delivery: a contract violation naming the problem; the command is QUARANTINED (issue 15.5), the rest goes on.
         rows.add(provider("200 that is not JSON", 200, "text/html", "<html>gateway says hi</html>", "not a JSON object"));
         rows.add(provider("unexpected status 302", 302, "application/json", "{}", "answered 302"));
         rows.add(provider("unexpected status 404", 404, "application/json", "{}", "answered 404"));
@@ -176,7 +178,7 @@ class BadInputTableTest {
         if (!itemRow) {
             seedLeaseAndAuthorisation();
         }
-        boolean providerRow = row.scope() == Scope.BUSINESS_TABLES;
+        boolean providerRow = row.scope() == Scope.ONLY_THE_QUARANTINED_COMMAND;
         if (providerRow) {
             seedPendingCommand();
         }
@@ -205,13 +207,18 @@ class BadInputTableTest {
                         .anyMatch(c -> GOOD.equals(c.get(ReleaseCommands.AUTHORISATION_ID).s()));
                 assertThat(world.pipeline.provider().effects()).noneMatch(e -> BAD.equals(e.authorisationId()));
             }
-            case BUSINESS_TABLES -> {
+            case ONLY_THE_QUARANTINED_COMMAND -> {
+                // Issue 15.5: the answer parks its command for a person (status, excerpt); nothing else is written.
                 List<String> business = BUSINESS.stream().map(t -> "\"" + world.pipeline.tables().nameOf(schemaNamed(t)) + "\"").toList();
                 assertThat(world.pipeline.writeLog().entries()).as("business writes applied")
-                        .noneMatch(e -> business.stream().anyMatch(table -> e.request().toString().contains(table)));
+                        .filteredOn(e -> business.stream().anyMatch(table -> e.request().toString().contains(table)))
+                        .singleElement().satisfies(e -> assertThat(e.request().toString()).contains(ReleaseCommands.STATUS_QUARANTINED));
                 for (String table : BUSINESS) {
-                    assertThat(dump().get(table)).as(table).isEqualTo(before.get(table));
+                    if (!table.equals(ReleaseCommands.SCHEMA.logicalName())) {
+                        assertThat(dump().get(table)).as(table).isEqualTo(before.get(table));
+                    }
                 }
+                assertThat(world.pipeline.provider().effects()).as("the simulated provider was not the one answering").isEmpty();
             }
         }
     }
@@ -231,7 +238,7 @@ class BadInputTableTest {
     }
 
     private static Row provider(String what, int status, String contentType, String body, String named) {
-        return new Row("provider response", what, t -> t.deliverAgainst(status, contentType, body), named, Scope.BUSINESS_TABLES);
+        return new Row("provider response", what, t -> t.deliverAgainst(status, contentType, body), named, Scope.ONLY_THE_QUARANTINED_COMMAND);
     }
 
     /** Invokes a function through the local Lambda Invoke API; returns its error type and message. */
@@ -301,14 +308,15 @@ class BadInputTableTest {
                     new HandlerEnvironment(env, new LocalAwsClients(world.pipeline.moto().endpoint(), List.of()), world.clock));
             ObjectNode payload = validPayload(LambdaFunction.DELIVER_COMMANDS);
             payload.put("shard", Shards.of(GOOD, world.input().shards()));
-            try {
-                handler.handleRequest(new ByteArrayInputStream(payload.toString().getBytes(StandardCharsets.UTF_8)),
-                        new ByteArrayOutputStream(), new LocalContext(LambdaFunction.DELIVER_COMMANDS));
-            } catch (RuntimeException e) {
-                assertThat(e.getClass().getSimpleName()).isEqualTo("ProviderContractViolation");
-                return e.getMessage();
+            handler.handleRequest(new ByteArrayInputStream(payload.toString().getBytes(StandardCharsets.UTF_8)),
+                    new ByteArrayOutputStream(), new LocalContext(LambdaFunction.DELIVER_COMMANDS));
+            Map<String, AttributeValue> command = world.pipeline.dynamo().getItem(b -> b.tableName(world.pipeline.tables().releaseCommands())
+                    .consistentRead(true).key(Map.of(ReleaseCommands.OPERATION_ID, AttributeValue.fromS(Candidate.operationIdFor(GOOD))))).item();
+            if (!ReleaseCommands.STATUS_QUARANTINED.equals(command.get(ReleaseCommands.STATUS).s())) {
+                return fail("the delivery accepted a " + status + " answer: " + body + "; the command is " + command.get(ReleaseCommands.STATUS).s());
             }
-            return fail("the delivery accepted a " + status + " answer: " + body);
+            assertThat(command.get(ReleaseCommands.END_REASON).s()).as("the answer kept for a person").contains("status " + status);
+            return command.get(ReleaseCommands.END_REASON).s();
         } finally {
             provider.stop(0);
         }
