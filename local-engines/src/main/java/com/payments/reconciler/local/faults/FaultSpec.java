@@ -16,9 +16,12 @@ import java.util.Map;
  * @param providerDrop the provider performs a release and drops the connection
  * @param provider5xx the provider answers 503 without performing
  * @param providerSlow the provider answers late
+ * @param ddbItemConflict a PutItem/UpdateItem/DeleteItem sent while a TransactWriteItems in flight names its item is
+ *                        refused with {@code TransactionConflictException} (conditional on that overlap, so not part of
+ *                        the one-fault-per-attempt sum)
  */
 public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse,
-                        double providerDrop, double provider5xx, double providerSlow) {
+                        double providerDrop, double provider5xx, double providerSlow, double ddbItemConflict) {
 
     public static final String DDB_CONFLICT = "ddb-conflict";
     public static final String DDB_THROTTLE = "ddb-throttle";
@@ -26,9 +29,16 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
     public static final String PROVIDER_DROP = "provider-drop";
     public static final String PROVIDER_5XX = "provider-5xx";
     public static final String PROVIDER_SLOW = "provider-slow";
-    public static final List<String> KEYS = List.of(DDB_CONFLICT, DDB_THROTTLE, DDB_LOST_RESPONSE, PROVIDER_DROP, PROVIDER_5XX, PROVIDER_SLOW);
+    public static final String DDB_ITEM_CONFLICT = "ddb-item-conflict";
+    public static final List<String> KEYS = List.of(DDB_CONFLICT, DDB_THROTTLE, DDB_LOST_RESPONSE, PROVIDER_DROP, PROVIDER_5XX, PROVIDER_SLOW,
+            DDB_ITEM_CONFLICT);
 
-    public static final FaultSpec NONE = new FaultSpec(0, 0, 0, 0, 0, 0);
+    public static final FaultSpec NONE = new FaultSpec(0, 0, 0, 0, 0, 0, 0);
+
+    /** The six rates this record had before item conflicts; item conflicts off. */
+    public FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse, double providerDrop, double provider5xx, double providerSlow) {
+        this(ddbConflict, ddbThrottle, ddbLostResponse, providerDrop, provider5xx, providerSlow, 0);
+    }
 
     private static final String FORM = "accepted form: key=probability[,key=probability...] with each probability a number from 0 to 1 "
             + "and each key at most once; accepted keys: " + String.join(", ", KEYS)
@@ -41,6 +51,7 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
         check(PROVIDER_DROP, providerDrop);
         check(PROVIDER_5XX, provider5xx);
         check(PROVIDER_SLOW, providerSlow);
+        check(DDB_ITEM_CONFLICT, ddbItemConflict);
         // One DynamoDB attempt meets at most one fault (a TransactWriteItems attempt can meet any of the three).
         if (ddbConflict + ddbThrottle + ddbLostResponse > 1 + 1e-9) {
             throw new IllegalArgumentException("--faults: " + DDB_CONFLICT + " + " + DDB_THROTTLE + " + " + DDB_LOST_RESPONSE
@@ -82,18 +93,19 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
         }
         return new FaultSpec(values.getOrDefault(DDB_CONFLICT, 0.0), values.getOrDefault(DDB_THROTTLE, 0.0),
                 values.getOrDefault(DDB_LOST_RESPONSE, 0.0), values.getOrDefault(PROVIDER_DROP, 0.0),
-                values.getOrDefault(PROVIDER_5XX, 0.0), values.getOrDefault(PROVIDER_SLOW, 0.0));
+                values.getOrDefault(PROVIDER_5XX, 0.0), values.getOrDefault(PROVIDER_SLOW, 0.0), values.getOrDefault(DDB_ITEM_CONFLICT, 0.0));
     }
 
     public boolean anyDynamoFaults() {
-        return ddbConflict > 0 || ddbThrottle > 0 || ddbLostResponse > 0;
+        return ddbConflict > 0 || ddbThrottle > 0 || ddbLostResponse > 0 || ddbItemConflict > 0;
     }
 
     /** The canonical text of this specification (every key, in the accepted order). */
     @Override
     public String toString() {
         return DDB_CONFLICT + "=" + ddbConflict + "," + DDB_THROTTLE + "=" + ddbThrottle + "," + DDB_LOST_RESPONSE + "=" + ddbLostResponse
-                + "," + PROVIDER_DROP + "=" + providerDrop + "," + PROVIDER_5XX + "=" + provider5xx + "," + PROVIDER_SLOW + "=" + providerSlow;
+                + "," + PROVIDER_DROP + "=" + providerDrop + "," + PROVIDER_5XX + "=" + provider5xx + "," + PROVIDER_SLOW + "=" + providerSlow
+                + "," + DDB_ITEM_CONFLICT + "=" + ddbItemConflict;
     }
 
     private static void check(String key, double probability) {

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -25,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutorService;
@@ -105,6 +108,7 @@ public final class SimulatedProvider implements AutoCloseable {
     private final Map<String, ConcurrentLinkedDeque<Fault>> forced = new ConcurrentHashMap<>();
     private final Map<String, ConcurrentLinkedDeque<Gate>> gates = new ConcurrentHashMap<>();
     private final Set<Gate> parked = ConcurrentHashMap.newKeySet();
+    private final Map<String, List<Fault>> answered = new ConcurrentHashMap<>();
     private final AtomicLong references = new AtomicLong();
     private final AtomicLong requestsWithoutKey = new AtomicLong();
 
@@ -166,6 +170,27 @@ public final class SimulatedProvider implements AutoCloseable {
         return gate;
     }
 
+    /**
+     * The faults this provider answered requests with, per operation id in the order it did: a forced or drawn fault
+     * counts here only once a request met it (a fault forced on a key no request carried is not here).
+     */
+    public SortedMap<String, List<Fault>> faultsAnswered() {
+        SortedMap<String, List<Fault>> copy = new TreeMap<>();
+        answered.forEach((key, faults) -> {
+            synchronized (faults) {
+                copy.put(key, List.copyOf(faults));
+            }
+        });
+        return copy;
+    }
+
+    private void answeredWith(String key, Fault fault) {
+        List<Fault> faults = answered.computeIfAbsent(key, k -> new ArrayList<>());
+        synchronized (faults) {
+            faults.add(fault);
+        }
+    }
+
     /** Per operation id: performed releases and requests received, ordered by operation id. */
     public List<ProviderEffect> effects() {
         return effects.entrySet().stream()
@@ -191,6 +216,7 @@ public final class SimulatedProvider implements AutoCloseable {
         openAllGates();
         gates.clear();
         forced.clear();
+        answered.clear();
         recorded.clear();
         releasedBy.clear();
         effects.clear();
@@ -253,6 +279,7 @@ public final class SimulatedProvider implements AutoCloseable {
 
             Fault.Plan plan = planFor(key, attempt);
             if (plan.error5xx()) {
+                answeredWith(key, Fault.ERROR_5XX);
                 send(exchange, 503, error("UNAVAILABLE"));
                 return;
             }
@@ -268,8 +295,10 @@ public final class SimulatedProvider implements AutoCloseable {
             }
             if (plan.slow()) {
                 sleeper.sleep(key, faults.slowDelay());
+                answeredWith(key, Fault.SLOW);
             }
             if (plan.performThenDrop()) {
+                answeredWith(key, Fault.PERFORM_THEN_DROP);
                 return; // closing the exchange before any response header closes the connection
             }
             send(exchange, answer.status(), answer.response());
