@@ -35,7 +35,7 @@ final class ChaosCommand implements Callable<Integer> {
     Long replay;
 
     @Option(names = "--faults", paramLabel = "SPEC", defaultValue = DEFAULT_FAULTS,
-            description = "DynamoDB fault rates while a schedule has them on; ddb-* keys only, provider faults are part of each schedule (default: ${DEFAULT-VALUE}).")
+            description = "DynamoDB fault rates while a schedule has them on; ddb-* keys only, provider faults are part of each schedule; ddb-item-conflict (a write refused while a transaction in flight names its item) is 0 unless given (default: ${DEFAULT-VALUE}).")
     String faults;
 
     @Option(names = "--unfenced", description = "Negative control: decisions without the lease check. Must report violations.")
@@ -74,7 +74,7 @@ final class ChaosCommand implements Callable<Integer> {
         FaultSpec spec = FaultSpec.parse(text);
         if (spec.providerDrop() > 0 || spec.provider5xx() > 0 || spec.providerSlow() > 0) {
             throw new IllegalArgumentException("--faults: chaos draws provider faults (perform-then-drop, 5xx, slow) per schedule from its seed; "
-                    + "give only " + FaultSpec.DDB_CONFLICT + ", " + FaultSpec.DDB_THROTTLE + " and " + FaultSpec.DDB_LOST_RESPONSE
+                    + "give only " + FaultSpec.DDB_CONFLICT + ", " + FaultSpec.DDB_THROTTLE + ", " + FaultSpec.DDB_LOST_RESPONSE + " and " + FaultSpec.DDB_ITEM_CONFLICT
                     + ", e.g. " + DEFAULT_FAULTS + "; was '" + text + "'");
         }
         return spec;

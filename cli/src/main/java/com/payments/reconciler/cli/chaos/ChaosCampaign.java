@@ -17,6 +17,7 @@ import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Tables;
 import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.window.ExecutionInput;
@@ -34,6 +35,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,7 +43,12 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -86,6 +93,16 @@ public final class ChaosCampaign {
     /** A pipeline that fails this many schedules in a row is broken; the campaign stops rather than report noise. */
     private static final int MAX_CONSECUTIVE_ERRORS = 5;
     private static final List<String> INVARIANTS = List.of("I1", "I2", "I3", "I4", "I5");
+    private static final Pattern OWNER_EXECUTION = Pattern.compile("\"ownerId\"\\s*:\\s*\"([^\"/]+)/");
+    private static final Pattern SHARD = Pattern.compile("\"shard\"\\s*:\\s*(\\d+)");
+    /** The key attribute of every table: what names a Put's item in the fault layer's streams. */
+    private static final Set<String> KEY_ATTRIBUTES = Set.of(Leases.LEASE_NAME, Tables.Authorisations.AUTHORISATION_ID,
+            Tables.ReleaseCommands.OPERATION_ID, Tables.Idempotency.ID); // Settlements' key is authorisationId too
+    /**
+     * The invocation a handler thread is serving (execution, function, shard), set by the schedule's hook on the
+     * thread that runs the handler and inherited by the virtual threads it starts: the fault layer's stream context.
+     */
+    private static final InheritableThreadLocal<String> CALLER = new InheritableThreadLocal<>();
 
     private final Path workDir;
     private final boolean fenced;
@@ -142,6 +159,7 @@ public final class ChaosCampaign {
         long reruns = 0;
         long failedSchedules = 0;
         List<ChaosReport.Failure> errors = new ArrayList<>();
+        SortedMap<String, List<String>> lastSequence = new TreeMap<>();
         int consecutiveErrors = 0;
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             pipeline.limitInvocationTime(INVOCATION_TIME);
@@ -171,6 +189,7 @@ public final class ChaosCampaign {
                     continue;
                 }
                 durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
+                lastSequence = outcome.faultSequence();
                 outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
                 superseded += outcome.superseded();
                 reruns += outcome.reruns();
@@ -193,10 +212,11 @@ public final class ChaosCampaign {
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         List<Long> sorted = durations.stream().sorted().toList();
         return new ChaosReport(seeds.size(), fenced, seed, wall, sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2), faults, superseded, reruns,
-                failedSchedules, violations, failures, errors);
+                failedSchedules, violations, failures, errors, replay ? lastSequence : Map.of());
     }
 
-    private record Outcome(Map<String, Long> faults, long superseded, long reruns, List<InvariantAudit.Violation> violations, List<String> trace) {
+    private record Outcome(Map<String, Long> faults, long superseded, long reruns, List<InvariantAudit.Violation> violations, List<String> trace,
+                           SortedMap<String, List<String>> faultSequence) {
     }
 
     private Outcome runOne(LocalPipeline pipeline, ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot,
@@ -213,7 +233,10 @@ public final class ChaosCampaign {
         Map<String, Long> faults = Collections.synchronizedMap(new LinkedHashMap<>());
         String scheduledName = ExecutionName.scheduled(window).toString();
 
-        DynamoFaults dynamoFaults = s.dynamoFaults() ? DynamoFaults.from(dynamoFaultRates, s.seed(), InstantSource.system()) : null;
+        DynamoFaults dynamoFaults = s.dynamoFaults()
+                ? DynamoFaults.builderFrom(dynamoFaultRates, s.seed()).clock(InstantSource.system())
+                        .streamContext(() -> Objects.requireNonNullElse(CALLER.get(), "campaign")).keyAttributes(KEY_ATTRIBUTES).build()
+                : null;
         WritePause pause = s.gcPause() ? new WritePause(scheduledName, s.pausedDecision()) : null;
         faultSlot.set(dynamoFaults);
         pauseSlot.set(pause);
@@ -221,8 +244,7 @@ public final class ChaosCampaign {
             String op = Candidate.operationIdFor(SyntheticData.authorisationId(random.nextInt(s.authorisations())));
             Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
             pipeline.provider().forceNext(op, fault);
-            faults.merge("provider-" + fault.name().toLowerCase().replace('_', '-'), 1L, Long::sum);
-            trace.add("provider will answer " + op + " with " + fault);
+            trace.add("provider will answer " + op + " with " + fault + " (if a request for it comes)");
         }
         pipeline.hook(new ScheduleHook(pipeline, clock, s, random, pause, faults, trace));
         try {
@@ -237,10 +259,10 @@ public final class ChaosCampaign {
             }
             if (s.racingRerun()) {
                 StartResult rerun = starter.startRerun(window, input, true);
-                faults.merge("rerun-racing", 1L, Long::sum);
                 trace.add("operator forces a rerun while " + first.executionName() + " runs: " + rerun.executionName());
                 followed.add(follow(pipeline, first.executionArn(), trace));
                 followed.add(follow(pipeline, rerun.executionArn(), trace));
+                countIfRacing(pipeline, first.executionArn(), rerun.executionArn(), faults, trace);
             } else if (pause != null && awaitPausedOrClosed(pipeline, pause, first.executionArn())) {
                 faults.merge("gc-pause-past-lease", 1L, Long::sum);
                 clock.advance(Timing.LEASE_DURATION.plusMinutes(1));
@@ -252,7 +274,6 @@ public final class ChaosCampaign {
                     trace.add("settlement arrives for " + pause.heldAuthorisationId() + " while its decision is frozen");
                 }
                 StartResult rerun = starter.startRerun(window, input, true);
-                faults.merge("rerun-racing", 1L, Long::sum);
                 trace.add("operator forces a rerun, which takes over the expired lease: " + rerun.executionName());
                 ExecutionFollower.Followed takeover = follow(pipeline, rerun.executionArn(), trace);
                 if (pause.resume()) {
@@ -260,6 +281,7 @@ public final class ChaosCampaign {
                 }
                 followed.add(follow(pipeline, first.executionArn(), trace));
                 followed.add(takeover);
+                countIfRacing(pipeline, first.executionArn(), rerun.executionArn(), faults, trace);
             } else {
                 followed.add(follow(pipeline, first.executionArn(), trace));
             }
@@ -298,7 +320,16 @@ public final class ChaosCampaign {
             found.forEach(v -> seen.add(v.invariant() + v.detail()));
             complete.violations().stream().filter(v -> seen.add(v.invariant() + v.detail())).forEach(found::add);
             long superseded = followed.stream().filter(f -> f.error().filter(ErrorNames.FAIL_SUPERSEDED::equals).isPresent()).count();
-            return new Outcome(new LinkedHashMap<>(faults), superseded, reruns, found, List.copyOf(trace));
+            // Counted at the end: a forced provider fault counts once a request met it, the operator's reruns included.
+            SortedMap<String, List<Fault>> answered = pipeline.provider().faultsAnswered();
+            answered.values().forEach(list -> list.forEach(fault -> faults.merge("provider-" + fault.name().toLowerCase().replace('_', '-'), 1L, Long::sum)));
+            trace.add("provider answered with faults: " + answered);
+            SortedMap<String, List<String>> sequence = new TreeMap<>();
+            if (dynamoFaults != null) {
+                dynamoFaults.effectsByStream().forEach((stream, effects) -> sequence.put("ddb " + stream, effects));
+            }
+            answered.forEach((op, list) -> sequence.put("provider " + op, list.stream().map(Fault::name).toList()));
+            return new Outcome(new LinkedHashMap<>(faults), superseded, reruns, found, List.copyOf(trace), sequence);
         } finally {
             if (pause != null) {
                 pause.resume();
@@ -349,6 +380,7 @@ public final class ChaosCampaign {
 
         @Override
         public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
+            CALLER.set(caller(function, payload));
             if (function == LambdaFunction.RECONCILE_PAGE && s.settlementsDuringRun() > 0 && settlementsSent.compareAndSet(false, true)) {
                 for (int k = 0; k < s.settlementsDuringRun(); k++) {
                     String id;
@@ -389,6 +421,31 @@ public final class ChaosCampaign {
         private static boolean isRerun(byte[] payload) {
             return new String(payload, StandardCharsets.UTF_8).contains(RERUN_MARKER);
         }
+    }
+
+    /** "reconcile-2026-12-03/ReconcilePage/2": the parts of an invocation that are the same on every run of the schedule. */
+    static String caller(LambdaFunction function, byte[] payload) {
+        String text = new String(payload, StandardCharsets.UTF_8);
+        Matcher execution = OWNER_EXECUTION.matcher(text);
+        Matcher shard = SHARD.matcher(text);
+        return (execution.find() ? execution.group(1) : "-") + "/" + function.logicalName() + "/" + (shard.find() ? shard.group(1) : "-");
+    }
+
+    /** A rerun raced the scheduled execution only if their executions' time spans overlapped. */
+    private static void countIfRacing(LocalPipeline pipeline, String firstArn, String rerunArn, Map<String, Long> faults, List<String> trace) {
+        DescribeExecutionResponse first = pipeline.sfn().describeExecution(b -> b.executionArn(firstArn));
+        DescribeExecutionResponse rerun = pipeline.sfn().describeExecution(b -> b.executionArn(rerunArn));
+        boolean overlapped = overlapped(first.startDate(), first.stopDate(), rerun.startDate(), rerun.stopDate());
+        if (overlapped) {
+            faults.merge("rerun-racing", 1L, Long::sum);
+        }
+        trace.add("the rerun " + (overlapped ? "ran while" : "did not overlap") + " the scheduled execution (started "
+                + first.startDate() + ", stopped " + first.stopDate() + "; rerun " + rerun.startDate() + " to " + rerun.stopDate() + ")");
+    }
+
+    /** Whether two executions' spans overlap; an execution not stopped yet runs on. */
+    static boolean overlapped(Instant firstStart, Instant firstStop, Instant secondStart, Instant secondStop) {
+        return (firstStop == null || secondStart.isBefore(firstStop)) && (secondStop == null || firstStart.isBefore(secondStop));
     }
 
     private static void settle(LocalPipeline pipeline, Clock clock, String authorisationId) {

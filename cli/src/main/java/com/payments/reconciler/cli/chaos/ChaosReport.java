@@ -17,11 +17,13 @@ import java.util.Map;
  * @param violations per invariant (I1-I5): how many violations the audits found
  * @param failures schedules with violations, each with its seed and trace
  * @param errors schedules that could not be run to a verdict (an engine or harness error), with seed and trace
+ * @param faultSequence for a replay, the faults that took effect, per stream in its order (DynamoDB: per caller and
+ *                      item; provider: per operation id); empty for a campaign
  */
 public record ChaosReport(int schedules, boolean fenced, long seed, long wallTimeMillis, long medianScheduleMillis,
                           Map<String, Long> faultsInjected, long executionsSuperseded, long rerunsNeeded,
                           long schedulesWithViolations, Map<String, Long> violations, List<Failure> failures,
-                          List<Failure> errors) {
+                          List<Failure> errors, Map<String, List<String>> faultSequence) {
 
     /** A failing schedule: replay it with {@code bin/reconciler chaos --replay <seed>} (plus {@code --unfenced} if it was). */
     public record Failure(long seed, String schedule, List<String> violations, List<String> trace) {

@@ -26,8 +26,8 @@ class ChaosCampaignTest {
     static final int SCHEDULES = 15;
     static final String SEED = "1";
     /**
-     * Above the default rates: which request meets a DynamoDB fault depends on its content (owner ids are
-     * UUIDs), so at 15 schedules the default 1 % throttling of each form could, rarely, inject none of one.
+     * Above the default rates: at 15 schedules the default 1 % throttling of each form may inject none of one
+     * (chosen when draws hashed request content, owner UUIDs included; they now come from seeded streams).
      */
     static final String FAULTS = "ddb-conflict=0.25,ddb-throttle=0.06,ddb-lost-response=0.02";
     /** Every kind of fault issue 7 asks for, as the report names them. */

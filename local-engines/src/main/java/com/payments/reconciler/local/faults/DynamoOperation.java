@@ -26,6 +26,16 @@ public enum DynamoOperation {
         return wireName;
     }
 
+    /** PutItem, UpdateItem, DeleteItem: the requests DynamoDB refuses with TransactionConflictException. */
+    public boolean isSingleItemWrite() {
+        return this == PUT_ITEM || this == UPDATE_ITEM || this == DELETE_ITEM;
+    }
+
+    /** Whether a committed answer means something was applied (what a lost answer can hide). */
+    public boolean isWrite() {
+        return isSingleItemWrite() || this == TRANSACT_WRITE_ITEMS || this == BATCH_WRITE_ITEM;
+    }
+
     /** The operation the SDK names {@code operationName}; empty for control-plane calls (CreateTable, ...). */
     public static Optional<DynamoOperation> fromWireName(String operationName) {
         return Arrays.stream(values()).filter(o -> o.wireName.equals(operationName)).findFirst();

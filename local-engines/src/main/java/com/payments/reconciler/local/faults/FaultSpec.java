@@ -16,10 +16,14 @@ import java.util.Map;
  * @param providerDrop the provider performs a release and drops the connection
  * @param provider5xx the provider answers 503 without performing
  * @param providerSlow the provider answers late
+ * @param ddbItemConflict a PutItem/UpdateItem/DeleteItem sent while a TransactWriteItems in flight names its item is
+ *                        refused with {@code TransactionConflictException} (conditional on that overlap, so not part of
+ *                        the one-fault-per-attempt sum)
  * @param providerMalformed the provider performs, then answers outside its contract (a 200 with an HTML page)
  */
 public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse,
-                        double providerDrop, double provider5xx, double providerSlow, double providerMalformed) {
+                        double providerDrop, double provider5xx, double providerSlow, double ddbItemConflict,
+                        double providerMalformed) {
 
     public static final String DDB_CONFLICT = "ddb-conflict";
     public static final String DDB_THROTTLE = "ddb-throttle";
@@ -27,15 +31,22 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
     public static final String PROVIDER_DROP = "provider-drop";
     public static final String PROVIDER_5XX = "provider-5xx";
     public static final String PROVIDER_SLOW = "provider-slow";
+    public static final String DDB_ITEM_CONFLICT = "ddb-item-conflict";
     public static final String PROVIDER_MALFORMED = "provider-malformed";
-    public static final List<String> KEYS = List.of(DDB_CONFLICT, DDB_THROTTLE, DDB_LOST_RESPONSE, PROVIDER_DROP, PROVIDER_5XX,
-            PROVIDER_SLOW, PROVIDER_MALFORMED);
+    public static final List<String> KEYS = List.of(DDB_CONFLICT, DDB_THROTTLE, DDB_LOST_RESPONSE, PROVIDER_DROP, PROVIDER_5XX, PROVIDER_SLOW,
+            DDB_ITEM_CONFLICT, PROVIDER_MALFORMED);
 
-    public static final FaultSpec NONE = new FaultSpec(0, 0, 0, 0, 0, 0, 0);
+    public static final FaultSpec NONE = new FaultSpec(0, 0, 0, 0, 0, 0, 0, 0);
 
-    public FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse, double providerDrop, double provider5xx,
-                     double providerSlow) {
-        this(ddbConflict, ddbThrottle, ddbLostResponse, providerDrop, provider5xx, providerSlow, 0);
+    /** The rates before item conflicts and malformed answers; both off. */
+    public FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse, double providerDrop, double provider5xx, double providerSlow) {
+        this(ddbConflict, ddbThrottle, ddbLostResponse, providerDrop, provider5xx, providerSlow, 0, 0);
+    }
+
+    /** The rates before malformed answers; those off. */
+    public FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostResponse, double providerDrop, double provider5xx, double providerSlow,
+                     double ddbItemConflict) {
+        this(ddbConflict, ddbThrottle, ddbLostResponse, providerDrop, provider5xx, providerSlow, ddbItemConflict, 0);
     }
 
     private static final String FORM = "accepted form: key=probability[,key=probability...] with each probability a number from 0 to 1 "
@@ -49,6 +60,7 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
         check(PROVIDER_DROP, providerDrop);
         check(PROVIDER_5XX, provider5xx);
         check(PROVIDER_SLOW, providerSlow);
+        check(DDB_ITEM_CONFLICT, ddbItemConflict);
         check(PROVIDER_MALFORMED, providerMalformed);
         // One DynamoDB attempt meets at most one fault (a TransactWriteItems attempt can meet any of the three).
         if (ddbConflict + ddbThrottle + ddbLostResponse > 1 + 1e-9) {
@@ -91,19 +103,20 @@ public record FaultSpec(double ddbConflict, double ddbThrottle, double ddbLostRe
         }
         return new FaultSpec(values.getOrDefault(DDB_CONFLICT, 0.0), values.getOrDefault(DDB_THROTTLE, 0.0),
                 values.getOrDefault(DDB_LOST_RESPONSE, 0.0), values.getOrDefault(PROVIDER_DROP, 0.0),
-                values.getOrDefault(PROVIDER_5XX, 0.0), values.getOrDefault(PROVIDER_SLOW, 0.0),
+                values.getOrDefault(PROVIDER_5XX, 0.0), values.getOrDefault(PROVIDER_SLOW, 0.0), values.getOrDefault(DDB_ITEM_CONFLICT, 0.0),
                 values.getOrDefault(PROVIDER_MALFORMED, 0.0));
     }
 
     public boolean anyDynamoFaults() {
-        return ddbConflict > 0 || ddbThrottle > 0 || ddbLostResponse > 0;
+        return ddbConflict > 0 || ddbThrottle > 0 || ddbLostResponse > 0 || ddbItemConflict > 0;
     }
 
     /** The canonical text of this specification (every key, in the accepted order). */
     @Override
     public String toString() {
         return DDB_CONFLICT + "=" + ddbConflict + "," + DDB_THROTTLE + "=" + ddbThrottle + "," + DDB_LOST_RESPONSE + "=" + ddbLostResponse
-                + "," + PROVIDER_DROP + "=" + providerDrop + "," + PROVIDER_5XX + "=" + provider5xx + "," + PROVIDER_SLOW + "=" + providerSlow + "," + PROVIDER_MALFORMED + "=" + providerMalformed;
+                + "," + PROVIDER_DROP + "=" + providerDrop + "," + PROVIDER_5XX + "=" + provider5xx + "," + PROVIDER_SLOW + "=" + providerSlow
+                + "," + DDB_ITEM_CONFLICT + "=" + ddbItemConflict + "," + PROVIDER_MALFORMED + "=" + providerMalformed;
     }
 
     private static void check(String key, double probability) {

@@ -19,6 +19,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -26,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -110,6 +113,7 @@ public final class SimulatedProvider implements AutoCloseable {
     private final Map<String, ConcurrentLinkedDeque<Fault>> forced = new ConcurrentHashMap<>();
     private final Map<String, ConcurrentLinkedDeque<Gate>> gates = new ConcurrentHashMap<>();
     private final Set<Gate> parked = ConcurrentHashMap.newKeySet();
+    private final Map<String, List<Fault>> answered = new ConcurrentHashMap<>();
     private final AtomicLong references = new AtomicLong();
     private final AtomicLong requestsWithoutKey = new AtomicLong();
 
@@ -174,6 +178,27 @@ public final class SimulatedProvider implements AutoCloseable {
         return gate;
     }
 
+    /**
+     * The faults this provider answered requests with, per operation id in the order it did: a forced or drawn fault
+     * counts here only once a request met it (a fault forced on a key no request carried is not here).
+     */
+    public SortedMap<String, List<Fault>> faultsAnswered() {
+        SortedMap<String, List<Fault>> copy = new TreeMap<>();
+        answered.forEach((key, faults) -> {
+            synchronized (faults) {
+                copy.put(key, List.copyOf(faults));
+            }
+        });
+        return copy;
+    }
+
+    private void answeredWith(String key, Fault fault) {
+        List<Fault> faults = answered.computeIfAbsent(key, k -> new ArrayList<>());
+        synchronized (faults) {
+            faults.add(fault);
+        }
+    }
+
     /** Per operation id: performed releases and requests received, ordered by operation id. */
     public List<ProviderEffect> effects() {
         return effects.entrySet().stream()
@@ -205,6 +230,7 @@ public final class SimulatedProvider implements AutoCloseable {
         openAllGates();
         gates.clear();
         forced.clear();
+        answered.clear();
         recorded.clear();
         releasedBy.clear();
         effects.clear();
@@ -267,6 +293,7 @@ public final class SimulatedProvider implements AutoCloseable {
 
             Fault.Plan plan = planFor(key, attempt);
             if (plan.error5xx()) {
+                answeredWith(key, Fault.ERROR_5XX);
                 send(exchange, 503, error("UNAVAILABLE"));
                 return;
             }
@@ -282,11 +309,14 @@ public final class SimulatedProvider implements AutoCloseable {
             }
             if (plan.slow()) {
                 sleeper.sleep(key, faults.slowDelay());
+                answeredWith(key, Fault.SLOW);
             }
             if (plan.performThenDrop()) {
+                answeredWith(key, Fault.PERFORM_THEN_DROP);
                 return; // closing the exchange before any response header closes the connection
             }
             if (plan.malformed()) {
+                answeredWith(key, Fault.MALFORMED);
                 // What a proxy's error page looks like to the client: performed (or not), answered outside the contract.
                 exchange.getResponseHeaders().set("Content-Type", "text/html");
                 byte[] page = MALFORMED_BODY.getBytes(StandardCharsets.UTF_8);

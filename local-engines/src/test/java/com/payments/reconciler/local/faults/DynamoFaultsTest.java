@@ -27,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.ThrottlingException;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,6 +37,10 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -263,6 +268,10 @@ class DynamoFaultsTest {
         DynamoFaults faults = DynamoFaults.builder(1).build();
         assertThatThrownBy(() -> faults.inject(DynamoOperation.PUT_ITEM, 1, Fault.TRANSACTION_CONFLICT))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PutItem");
+        assertThatThrownBy(() -> DynamoFaults.builder(1).probability(Fault.ITEM_CONFLICT, 0.1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("itemConflict");
+        assertThatThrownBy(() -> faults.inject(DynamoOperation.TRANSACT_WRITE_ITEMS, 1, Fault.ITEM_CONFLICT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TransactWriteItems");
         assertThatThrownBy(() -> faults.inject(DynamoOperation.PUT_ITEM, 0, Fault.THROTTLING))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1");
     }
@@ -275,6 +284,134 @@ class DynamoFaultsTest {
         assertThatThrownBy(() -> increment(dynamo, "a")).isInstanceOf(SdkClientException.class);
         assertThat(faults.counts()).containsEntry(Fault.RESPONSE_LOST, 3L);
         assertThat(counter("a")).isEqualTo(3);
+    }
+
+    @Test
+    void aWriteOnAnItemThatATransactionInFlightNamesIsRefusedWithTransactionConflictAndNothingIsApplied() throws Exception {
+        DynamoFaults faults = DynamoFaults.builder(1).itemConflict(1.0).build();
+        HoldTransaction hold = new HoldTransaction();
+        DynamoDbClient transacting = client(faults, hold);
+        DynamoDbClient writer = client(attempts, faults);
+        Thread transaction = Thread.ofVirtual().start(() -> transacting.transactWriteItems(threeIncrements("t")));
+        assertThat(hold.sent.await(30, TimeUnit.SECONDS)).isTrue();
+
+        assertThatThrownBy(() -> increment(writer, "t-1"))
+                .isInstanceOfSatisfying(TransactionConflictException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(400);
+                    assertThat(e.awsErrorDetails().errorCode()).isEqualTo("TransactionConflictException");
+                });
+        assertThat(attempts.started()).as("the SDK's standard policy does not retry TransactionConflictException").isEqualTo(1);
+        assertThatThrownBy(() -> writer.putItem(b -> b.tableName(TABLE).item(Map.of("id", AttributeValue.fromS("t-2"), "n", AttributeValue.fromN("9")))))
+                .as("a Put's item holds the transaction's key").isInstanceOf(TransactionConflictException.class);
+        assertThatThrownBy(() -> writer.deleteItem(b -> b.tableName(TABLE).key(key("t-0")))).isInstanceOf(TransactionConflictException.class);
+        increment(writer, "other");
+        assertThat(attempts.sent()).as("only the write on an item the transaction does not name was sent").isEqualTo(1);
+
+        hold.release.countDown();
+        transaction.join();
+        increment(writer, "t-1");
+        assertThat(counter("t-1")).as("the transaction's increment and the write after it; the refused ones applied nothing").isEqualTo(2);
+        assertThat(counter("t-2")).isEqualTo(1);
+        assertThat(counter("other")).isEqualTo(1);
+        assertThat(faults.count(Fault.ITEM_CONFLICT, DynamoOperation.UPDATE_ITEM)).isEqualTo(1);
+        assertThat(faults.count(Fault.ITEM_CONFLICT, DynamoOperation.PUT_ITEM)).isPositive();
+        assertThat(faults.count(Fault.ITEM_CONFLICT, DynamoOperation.DELETE_ITEM)).isPositive();
+        assertThat(faults.effects()).extracting(DynamoFaults.Effect::fault).containsOnly(Fault.ITEM_CONFLICT);
+    }
+
+    @Test
+    void anItemConflictNeedsATransactionInFlightOnTheItemAndARateAboveZero() throws Exception {
+        DynamoFaults off = DynamoFaults.builder(1).build();
+        HoldTransaction hold = new HoldTransaction();
+        DynamoDbClient transacting = client(off, hold);
+        DynamoDbClient writer = client(off);
+        Thread transaction = Thread.ofVirtual().start(() -> transacting.transactWriteItems(threeIncrements("t")));
+        assertThat(hold.sent.await(30, TimeUnit.SECONDS)).isTrue();
+        increment(writer, "t-1");
+        hold.release.countDown();
+        transaction.join();
+        assertThat(off.totalFaults()).as("rate 0: the overlap alone refuses nothing").isZero();
+
+        DynamoFaults on = DynamoFaults.builder(1).itemConflict(1.0).build();
+        DynamoDbClient afterwards = client(on);
+        afterwards.transactWriteItems(threeIncrements("u"));
+        increment(afterwards, "u-1");
+        assertThat(on.totalFaults()).as("the transaction had been answered: it holds nothing").isZero();
+        assertThat(counter("u-1")).isEqualTo(2);
+    }
+
+    @Test
+    void aLostAnswerCountsOnlyWhenItHidACommittedWrite() {
+        DynamoFaults faults = DynamoFaults.builder(1).build();
+        DynamoDbClient dynamo = client(faults);
+        increment(dynamo, "a");
+        faults.inject(DynamoOperation.GET_ITEM, 1, Fault.RESPONSE_LOST);
+        dynamo.getItem(b -> b.tableName(TABLE).key(key("a")));
+        faults.inject(DynamoOperation.UPDATE_ITEM, 1, Fault.RESPONSE_LOST);
+        assertThatThrownBy(() -> dynamo.updateItem(b -> b.tableName(TABLE).key(key("a")).updateExpression("ADD #n :one")
+                .conditionExpression("attribute_not_exists(id)")
+                .expressionAttributeNames(Map.of("#n", "n")).expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException.class);
+        assertThat(faults.count(Fault.RESPONSE_LOST, DynamoOperation.GET_ITEM)).as("a read changed nothing").isZero();
+        assertThat(faults.count(Fault.RESPONSE_LOST, DynamoOperation.UPDATE_ITEM)).as("an error answer changed nothing").isZero();
+
+        faults.inject(DynamoOperation.UPDATE_ITEM, 1, Fault.RESPONSE_LOST);
+        increment(dynamo, "a");
+        assertThat(faults.count(Fault.RESPONSE_LOST, DynamoOperation.UPDATE_ITEM)).isEqualTo(1);
+        assertThat(faults.effects()).singleElement().satisfies(e -> assertThat(e.fault()).isEqualTo(Fault.RESPONSE_LOST));
+    }
+
+    @Test
+    void eachCallerMeetsTheSameFaultsWhateverTheOrderOfOtherCallersAndWhateverElseTheRequestCarries() {
+        SortedMap<String, List<String>> first = streamsOf(42, List.of("A", "B"));
+        SortedMap<String, List<String>> second = streamsOf(42, List.of("B", "A"));
+        SortedMap<String, List<String>> otherSeed = streamsOf(43, List.of("A", "B"));
+
+        assertThat(first).isNotEmpty();
+        assertThat(second).as("same seed, callers interleaved the other way, every request with fresh random content").isEqualTo(first);
+        assertThat(otherSeed).as("the comparison tells two schedules apart").isNotEqualTo(first);
+    }
+
+    /** Two callers each update 30 items 3 times, each write carrying a random value; runs them caller by caller in {@code order}. */
+    private SortedMap<String, List<String>> streamsOf(long seed, List<String> order) {
+        AtomicReference<String> caller = new AtomicReference<>("");
+        DynamoFaults faults = DynamoFaults.builder(seed).streamContext(caller::get)
+                .probability(Fault.THROTTLING, 0.2, DynamoOperation.UPDATE_ITEM).build();
+        DynamoDbClient dynamo = client(faults);
+        for (String name : order) {
+            caller.set(name);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 30; i++) {
+                    String id = name + "-" + i;
+                    try {
+                        dynamo.updateItem(b -> b.tableName(TABLE).key(key(id)).updateExpression("SET #o = :owner")
+                                .expressionAttributeNames(Map.of("#o", "owner"))
+                                .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(UUID.randomUUID().toString()))));
+                    } catch (ThrottlingException throttledThrice) {
+                        // part of the schedule
+                    }
+                }
+            }
+        }
+        return faults.effectsByStream();
+    }
+
+    /** Registered after the fault layer: holds a TransactWriteItems attempt after the layer let it go, before it is sent. */
+    private static final class HoldTransaction implements ExecutionInterceptor {
+        final CountDownLatch sent = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+            if ("TransactWriteItems".equals(attributes.getAttribute(software.amazon.awssdk.core.interceptor.SdkExecutionAttribute.OPERATION_NAME))) {
+                sent.countDown();
+                try {
+                    release.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
     }
 
     /** Faults injected so far after each of 200 reads (negated when the read failed after the SDK's retries). */

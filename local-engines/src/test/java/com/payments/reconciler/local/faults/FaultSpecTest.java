@@ -10,11 +10,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class FaultSpecTest {
 
     @Test
+    void anItemConflictRateAloneTurnsTheDynamoLayerOnAndIsNotPartOfTheOneFaultSum() {
+        assertThat(FaultSpec.parse("ddb-item-conflict=1").anyDynamoFaults()).isTrue();
+        assertThat(FaultSpec.parse("ddb-conflict=0.5,ddb-lost-response=0.5,ddb-item-conflict=1").ddbItemConflict()).isEqualTo(1.0);
+        assertThatThrownBy(() -> FaultSpec.parse("ddb-item-conflict=1.5")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ddb-item-conflict");
+    }
+
+    @Test
     void parsesEveryKey() {
         FaultSpec spec = FaultSpec.parse(
-                "ddb-conflict=0.05,ddb-throttle=0.02,ddb-lost-response=0.02,provider-drop=0.1,provider-5xx=0.05,provider-slow=0.05");
+                "ddb-conflict=0.05,ddb-throttle=0.02,ddb-lost-response=0.02,provider-drop=0.1,provider-5xx=0.05,provider-slow=0.05,ddb-item-conflict=0.5,provider-malformed=0.01");
 
-        assertThat(spec).isEqualTo(new FaultSpec(0.05, 0.02, 0.02, 0.1, 0.05, 0.05));
+        assertThat(spec).isEqualTo(new FaultSpec(0.05, 0.02, 0.02, 0.1, 0.05, 0.05, 0.5, 0.01));
         assertThat(spec.anyDynamoFaults()).isTrue();
         assertThat(FaultSpec.parse(spec.toString())).isEqualTo(spec);
     }

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -177,6 +178,27 @@ class SimulatedProviderTest {
         assertThat(provider.effect("op-1").performed()).isZero();
         assertThat(release(provider, "auth-1", "op-1", 1250, "EUR").statusCode()).isEqualTo(200);
         assertThat(provider.effect("op-1")).isEqualTo(new ProviderEffect("op-1", "auth-1", 1, 3));
+    }
+
+    @Test
+    void aFaultCountsAsAnsweredOnlyOnceARequestMetIt() throws Exception {
+        SimulatedProvider provider = provider(SimulatedProvider.builder().sleeper((operationId, delay) -> { }));
+        provider.forceNext("op-1", Fault.ERROR_5XX);
+        provider.forceNext("op-1", Fault.PERFORM_THEN_DROP);
+        provider.forceNext("op-2", Fault.SLOW);
+        provider.forceNext("op-never-delivered", Fault.PERFORM_THEN_DROP);
+
+        assertThat(release(provider, "auth-1", "op-1", 1250, "EUR").statusCode()).isEqualTo(503);
+        assertThat(provider.faultsAnswered()).as("the drop is still queued: no request met it yet")
+                .isEqualTo(Map.of("op-1", List.of(Fault.ERROR_5XX)));
+        assertThatThrownBy(() -> release(provider, "auth-1", "op-1", 1250, "EUR")).isInstanceOf(IOException.class);
+        assertThat(release(provider, "auth-2", "op-2", 100, "EUR").statusCode()).isEqualTo(200);
+
+        assertThat(provider.faultsAnswered()).isEqualTo(Map.of(
+                "op-1", List.of(Fault.ERROR_5XX, Fault.PERFORM_THEN_DROP),
+                "op-2", List.of(Fault.SLOW)));
+        provider.reset();
+        assertThat(provider.faultsAnswered()).isEmpty();
     }
 
     @Test
