@@ -90,7 +90,25 @@ class ReconcilerCliTest {
         assertThat(tables).allSatisfy(line -> assertThat(fieldNames(Json.mapper().readTree(line))).containsExactly("table", "item"));
         List<String> effects = Files.readAllLines(dump.resolve("provider-effects.jsonl"));
         assertThat(effects).hasSize(report.at("/counts/delivered").asInt())
-                .allSatisfy(line -> assertThat(Json.mapper().readTree(line).get("performed").asInt()).isEqualTo(1));
+                .allSatisfy(line -> {
+                    JsonNode effect = Json.mapper().readTree(line);
+                    assertThat(effect.get("performed").asInt()).isEqualTo(1);
+                    assertThat(effect.get("performedAt")).as("each effect's time, to check I3 at the call from outside").hasSize(1);
+                });
+    }
+
+    /** Issue 15.5's done-when: malformed answers park their commands, every other eligible hold is delivered. */
+    @Test
+    void localWithMalformedProviderAnswersSucceedsWithThoseCommandsQuarantined() throws Exception {
+        Result r = runAsProcess("local", "--authorisations", "200", "--window", today, "--json", "--faults", "provider-malformed=0.05",
+                "--work-dir", BUILD.resolve("cli-malformed").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(report.at("/execution/status").asText()).isEqualTo("SUCCEEDED");
+        long quarantined = report.at("/counts/quarantined").asLong();
+        assertThat(quarantined).as("seed 42 draws some malformed answers").isPositive();
+        assertThat(report.at("/counts/delivered").asLong() + quarantined).isEqualTo(report.at("/counts/releaseRequested").asLong());
+        assertThat(report.get("invariants").properties()).hasSize(5).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
     }
 
     @Test
