@@ -1,5 +1,6 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;

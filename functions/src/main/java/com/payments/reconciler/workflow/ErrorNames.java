@@ -25,6 +25,7 @@ public final class ErrorNames {
     public static final String IDEMPOTENCY_ALREADY_IN_PROGRESS = IdempotencyAlreadyInProgress.class.getName();
     public static final String INVALID_INPUT = InvalidInput.class.getName();
     public static final String OPERATION_MISMATCH = OperationMismatch.class.getName();
+    public static final String PROVIDER_CONTRACT_VIOLATION = ProviderContractViolation.class.getName();
 
     /** Raised by the Lambda service itself, not by our code. */
     public static final List<String> LAMBDA_SERVICE_ERRORS = List.of("Lambda.ServiceException",
@@ -37,7 +38,7 @@ public final class ErrorNames {
 
     /** Errors our handlers throw. */
     public static final List<String> THROWN_BY_HANDLERS = List.of(FENCED, LEASE_LOST, LEASE_HELD, STORE_CONTENTION,
-            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH);
+            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH, PROVIDER_CONTRACT_VIOLATION);
 
     /** Step Functions' own: the task ran past its {@code TimeoutSeconds}. */
     public static final String STATES_TIMEOUT = "States.Timeout";
@@ -82,6 +83,7 @@ public final class ErrorNames {
             new Handling(LEASE_LOST, false, FAIL_SUPERSEDED),
             new Handling(INVALID_INPUT, false, FAILS_AT_ITS_TASK),
             new Handling(OPERATION_MISMATCH, false, FAILS_AT_ITS_TASK),
+            new Handling(PROVIDER_CONTRACT_VIOLATION, false, FAILS_AT_ITS_TASK),
             new Handling(STATES_TIMEOUT, true, FAILS_AT_ITS_TASK),
             new Handling(ANY_OTHER_ERROR, true, FAILS_AT_ITS_TASK));
 

@@ -21,7 +21,8 @@ public enum LambdaFunction {
     DELIVER_COMMANDS("DeliverCommands", "com.payments.reconciler.delivery.DeliverCommandsHandler",
             Timing.DELIVER_COMMANDS_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "DeliverCommandsFunctionArn",
             List.of(Fenced.class, LeaseLost.class, StoreContention.class, ProviderUnavailable.class,
-                    IdempotencyAlreadyInProgress.class, InvalidInput.class, OperationMismatch.class)),
+                    IdempotencyAlreadyInProgress.class, InvalidInput.class, OperationMismatch.class,
+                    ProviderContractViolation.class)),
     RELEASE_LEASE("ReleaseLease", "com.payments.reconciler.lease.ReleaseLeaseHandler",
             Timing.RELEASE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "ReleaseLeaseFunctionArn",
             List.of(LeaseLost.class, StoreContention.class, InvalidInput.class));

@@ -7,7 +7,7 @@ package com.payments.reconciler.workflow;
  */
 public abstract sealed class WorkflowError extends RuntimeException
         permits Fenced, LeaseLost, LeaseHeld, StoreContention, ProviderUnavailable, IdempotencyAlreadyInProgress,
-        InvalidInput, OperationMismatch {
+        InvalidInput, OperationMismatch, ProviderContractViolation {
 
     protected WorkflowError(String message) {
         super(message);

@@ -1,5 +1,6 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.reconcile.DeliveryMark;

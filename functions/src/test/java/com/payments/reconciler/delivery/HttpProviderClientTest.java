@@ -1,5 +1,6 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;

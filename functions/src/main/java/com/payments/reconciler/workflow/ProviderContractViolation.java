@@ -1,4 +1,4 @@
-package com.payments.reconciler.delivery;
+package com.payments.reconciler.workflow;
 
 import java.util.Optional;
 
@@ -10,9 +10,11 @@ import java.util.Optional;
  * <p>An answer about one command ({@link #aboutTheCommand()}) quarantines that command and the others go
  * on (issue 15.5); refused credentials are about every command, so the call stops and fails loudly.
  * {@link #answer()} is what a person needs to judge it: the status and a bounded excerpt of the body,
- * stored on the quarantined command (encrypted at rest), never logged.
+ * stored on the quarantined command (encrypted at rest), never logged. When it ends a call it is never
+ * retried by the workflow ({@link ErrorNames#TABLE}): a retry would quarantine more commands or meet the
+ * same refusal, and a person must look first.
  */
-public final class ProviderContractViolation extends RuntimeException {
+public final class ProviderContractViolation extends WorkflowError {
 
     /** How much of an answer's body is kept on a quarantined command. */
     public static final int EXCERPT_LIMIT = 200;
