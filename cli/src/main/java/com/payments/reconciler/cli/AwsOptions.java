@@ -1,12 +1,7 @@
 package com.payments.reconciler.cli;
 
 import java.net.URI;
-import java.time.Duration;
 import picocli.CommandLine.Option;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sfn.SfnClient;
 
 /** How the operator commands reach Step Functions: AWS's default credential chain, or a local moto. */
@@ -27,15 +22,7 @@ final class AwsOptions {
             throw new IllegalArgumentException("--state-machine-arn must be arn:aws:states:REGION:ACCOUNT:stateMachine:NAME, was " + stateMachineArn);
         }
         String effectiveRegion = region != null ? region : stateMachineArn.split(":")[3];
-        // The operator's own credentials: the SDK's default chain (profile, SSO, environment, instance role).
-        var builder = SfnClient.builder().region(Region.of(effectiveRegion))
-                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(5)).socketTimeout(Duration.ofSeconds(30)).build());
-        if (endpointUrl != null) {
-            // A local engine (moto) checks no signature, and an operator's machine may have no AWS credentials at all.
-            builder.endpointOverride(endpointUrl)
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
-        }
-        return builder.build();
+        return OperatorClients.build(SfnClient.builder(), effectiveRegion, endpointUrl);
     }
 
     /** The console page of an execution. */

@@ -5,17 +5,12 @@ import com.payments.reconciler.store.Tables.ReleaseCommands;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** {@code commands list|requeue}: the release commands waiting for a person (QUARANTINED, ESCALATED). */
@@ -41,19 +36,7 @@ final class CommandsCommand {
             if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
                 throw new IllegalArgumentException("--commands-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + table);
             }
-            var builder = DynamoDbClient.builder()
-                    .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(5)).socketTimeout(Duration.ofSeconds(30)).build());
-            if (region != null) {
-                builder.region(Region.of(region));
-            }
-            if (endpointUrl != null) {
-                builder.endpointOverride(endpointUrl)
-                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
-                if (region == null) {
-                    builder.region(Region.US_EAST_1);
-                }
-            }
-            return new ParkedCommands(builder.build(), table);
+            return new ParkedCommands(OperatorClients.build(DynamoDbClient.builder(), region, endpointUrl), table);
         }
     }
 

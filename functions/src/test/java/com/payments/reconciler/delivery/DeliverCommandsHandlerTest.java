@@ -13,6 +13,7 @@ import com.payments.reconciler.store.Tables.Idempotency;
 import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.testing.LaggingIndex;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.testing.MutableClock;
 import com.payments.reconciler.workflow.Fenced;
@@ -524,19 +525,6 @@ class DeliverCommandsHandlerTest {
         }
     }
 
-    /** The pending-delivery index as an eventually consistent read may show it: every query answers the first image. */
-    private static final class LaggingIndex implements ExecutionInterceptor {
-        private final AtomicReference<QueryResponse> first = new AtomicReference<>();
-
-        @Override
-        public SdkResponse modifyResponse(Context.ModifyResponse ctx, ExecutionAttributes attributes) {
-            if (!(ctx.response() instanceof QueryResponse page)) {
-                return ctx.response();
-            }
-            first.compareAndSet(null, page);
-            return first.get();
-        }
-    }
 
     private String field(DeliverCommandsHandler handler, String input) {
         Throwable thrown = catchThrowable(() -> DeliveryWorld.invoke(handler, input, context));

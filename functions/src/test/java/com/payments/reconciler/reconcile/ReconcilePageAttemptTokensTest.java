@@ -9,6 +9,7 @@ import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.testing.Ingestion;
+import com.payments.reconciler.testing.LaggingIndex;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.testing.MutableClock;
 import com.payments.reconciler.window.ExecutionInput;
@@ -85,17 +86,4 @@ class ReconcilePageAttemptTokensTest {
         handler.handleRequest(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new ByteArrayOutputStream(), context);
     }
 
-    /** The index as an eventually consistent read may show it: every query answers the first image. */
-    private static final class LaggingIndex implements ExecutionInterceptor {
-        private final AtomicReference<QueryResponse> first = new AtomicReference<>();
-
-        @Override
-        public SdkResponse modifyResponse(Context.ModifyResponse ctx, ExecutionAttributes attributes) {
-            if (!(ctx.response() instanceof QueryResponse page)) {
-                return ctx.response();
-            }
-            first.compareAndSet(null, page);
-            return first.get();
-        }
-    }
 }
