@@ -1,5 +1,8 @@
 package com.payments.reconciler.delivery;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
 /**
  * Counts a person reads in the console for one shard's delivery.
  *
@@ -19,6 +22,25 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
     /** Totals of a call that ended no command without calling the provider. */
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts) {
         this(batches, delivered, rejected, attempts, 0, 0, 0);
+    }
+
+    /**
+     * Reads the totals from a task input. The three end-state counts are absent from inputs written before
+     * they existed, which a redrive (up to 14 days later) replays: absent means none, anything else is strict.
+     */
+    @JsonCreator
+    static DeliveryTotals fromJson(@JsonProperty(value = "batches", required = true) long batches,
+                                   @JsonProperty(value = "delivered", required = true) long delivered,
+                                   @JsonProperty(value = "rejected", required = true) long rejected,
+                                   @JsonProperty(value = "attempts", required = true) long attempts,
+                                   @JsonProperty("cancelledSettled") Long cancelledSettled,
+                                   @JsonProperty("quarantined") Long quarantined,
+                                   @JsonProperty("escalated") Long escalated) {
+        return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated));
+    }
+
+    private static long orZero(Long count) {
+        return count == null ? 0 : count;
     }
 
     public DeliveryTotals plus(DeliveryTotals other) {
