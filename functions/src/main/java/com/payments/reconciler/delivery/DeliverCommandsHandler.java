@@ -222,24 +222,16 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             while (canStart()) {
                 PendingCommands.Page page = commands.page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
                 page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
-                List<PendingCommand> read = page.commands();
-                // Settlements are read for one round of slots at a time, just before those calls start, so the
-                // check is as fresh as the calls it guards (I3 at the provider call, issue 15.2).
-                for (int from = 0; from < read.size(); from += parallelism) {
-                    if (!canStart()) {
+                for (PendingCommand command : page.commands()) {
+                    if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
+                        markAnswered();
+                    }
+                    if (!acquireSlot()) {
                         return false;
                     }
-                    for (PendingCommand command : deliverable(read.subList(from, Math.min(read.size(), from + parallelism)))) {
-                        if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
-                            markAnswered();
-                        }
-                        if (!acquireSlot()) {
-                            return false;
-                        }
-                        if (!canStart() || !start(workers, command)) {
-                            slots.release();
-                            return false;
-                        }
+                    if (!canStart() || !start(workers, command)) {
+                        slots.release();
+                        return false;
                     }
                 }
                 if (!page.hasMore()) {
@@ -272,28 +264,38 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         }
 
         /**
-         * The commands of {@code round} to send now; the others end here, queued as marks like answers: settled
-         * ones CANCELLED_SETTLED, those past automatic delivery ESCALATED.
+         * Whether {@code command} ends here without a provider request, decided on its delivery thread just before
+         * that request (issues 15.2, 15.3): its authorisation's settlement read then, strongly consistent, and its
+         * age. One that ends is queued as a mark like an answer — unless an earlier attempt already has the
+         * provider's answer recorded, which is then what the command is marked with (it was sent, and answered).
          */
-        private List<PendingCommand> deliverable(List<PendingCommand> round) {
-            Map<String, Optional<Instant>> settled = settlements.settlementsOf(round.stream().map(PendingCommand::authorisationId).toList());
-            Instant now = clock.instant();
-            List<PendingCommand> send = new ArrayList<>(round.size());
-            for (PendingCommand command : round) {
-                switch (DeliveryDecision.decide(command, settled, now)) {
-                    case DeliveryDecision.Deliver deliver -> send.add(command);
-                    case DeliveryDecision.CancelSettled cancel -> {
-                        LOG.info("not sending {}: its authorisation settled at {}", command.operationId(), cancel.settledAt());
-                        answered.add(new DeliveryMark(command.operationId(), new DeliveryRecord.Result.CancelledSettled(cancel.settledAt()), 0));
-                    }
-                    case DeliveryDecision.Escalate escalate -> {
-                        LOG.warn("not sending {}: {}", command.operationId(), escalate.reason());
-                        answered.add(new DeliveryMark(command.operationId(),
-                                new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard()), 0));
-                    }
-                }
+        private boolean endsUnsent(PendingCommand command) {
+            Map<String, Optional<Instant>> settled = settlements.settlementsOf(List.of(command.authorisationId()));
+            DeliveryRecord.Result unsent = switch (DeliveryDecision.decide(command, settled, clock.instant())) {
+                case DeliveryDecision.Deliver deliver -> null;
+                case DeliveryDecision.CancelSettled cancel -> new DeliveryRecord.Result.CancelledSettled(cancel.settledAt());
+                case DeliveryDecision.Escalate escalate -> new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard());
+            };
+            if (unsent == null) {
+                return false;
             }
-            return send;
+            Optional<ProviderResult.Final> answeredBefore = guard.recorded(GuardedOperation.of(command), ProviderResult.Final.class);
+            if (answeredBefore.isPresent()) {
+                LOG.info("{} was answered by the provider in an earlier attempt; recording that answer", command.operationId());
+                answered.add(new DeliveryMark(command.operationId(), recordOf(answeredBefore.get()), 0));
+            } else {
+                LOG.warn("not sending {}: {}", command.operationId(), unsent instanceof DeliveryRecord.Result.Escalated escalated
+                        ? escalated.reason() : "its authorisation settled at " + ((DeliveryRecord.Result.CancelledSettled) unsent).settledAt());
+                answered.add(new DeliveryMark(command.operationId(), unsent, 0));
+            }
+            return true;
+        }
+
+        private static DeliveryRecord.Result recordOf(ProviderResult.Final result) {
+            return switch (result) {
+                case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
+                case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
+            };
         }
 
         private boolean canStart() {
@@ -353,7 +355,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             MDC.put("operationId", command.operationId());
             AtomicInteger calls = new AtomicInteger();
             try {
-                if (failures.halted()) {
+                if (failures.halted() || endsUnsent(command)) {
                     return;
                 }
                 ProviderResult.Final result;
@@ -366,10 +368,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 if (failures.superseded()) {
                     return;
                 }
-                answered.add(new DeliveryMark(command.operationId(), switch (result) {
-                    case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
-                    case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
-                }, calls.get()));
+                answered.add(new DeliveryMark(command.operationId(), recordOf(result), calls.get()));
             } catch (ProviderContractViolation violation) {
                 if (!violation.aboutTheCommand()) {
                     LOG.warn("delivery of {} ended with {}: {}", command.operationId(), violation.getClass().getSimpleName(), violation.getMessage());

@@ -174,7 +174,7 @@ public final class HttpProviderClient implements ProviderClient {
     private static void expect(String what, JsonNode json, String field, String expected) {
         String actual = text(what, json, field);
         if (!actual.equals(expected)) {
-            throw new Broken(what + ": field " + field + " is '" + actual + "', expected '" + expected + "'");
+            throw new Broken(what + ": field " + field + " is '" + ProviderContractViolation.quote(actual) + "', expected '" + expected + "'");
         }
     }
 

@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.OperationMismatch;
 
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -25,4 +26,11 @@ public interface OperationGuard {
      * @throws OperationMismatch the operation id was recorded with a different fingerprint
      */
     <T> T once(GuardedOperation operation, Context context, Class<T> resultType, Supplier<T> body);
+
+    /**
+     * The result recorded for {@code operation} if it completed (and its record has not expired), without
+     * running anything: what a command that will not be sent again must be recorded with instead of
+     * "not sent" (issue 15.2/15.3 review: a release performed, then the command left PENDING).
+     */
+    <T> Optional<T> recorded(GuardedOperation operation, Class<T> resultType);
 }

@@ -22,6 +22,8 @@ import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyIncon
 import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyKeyException;
 import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyPersistenceLayerException;
 import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyValidationException;
+import software.amazon.lambda.powertools.idempotency.exceptions.IdempotencyItemNotFoundException;
+import software.amazon.lambda.powertools.idempotency.persistence.DataRecord;
 import software.amazon.lambda.powertools.idempotency.persistence.DynamoDBPersistenceStore;
 
 import java.nio.charset.StandardCharsets;
@@ -29,8 +31,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -158,6 +162,29 @@ public final class PowertoolsOperationGuard implements OperationGuard {
         }
         try {
             return JSON.readerFor(resultType).readValue(recorded);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the idempotency record of operation " + operation.operationId()
+                    + " does not hold a " + resultType.getSimpleName(), e);
+        }
+    }
+
+    @Override
+    public <T> Optional<T> recorded(GuardedOperation operation, Class<T> resultType) {
+        DataRecord record;
+        try {
+            record = store.getRecord(recordId(operation.operationId()));
+        } catch (IdempotencyItemNotFoundException e) {
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            throw new StoreContention("reading the idempotency record of operation " + operation.operationId() + " failed: "
+                    + e.getClass().getSimpleName(), e);
+        }
+        // Powertools judges expiry on the system clock too.
+        if (record.getStatus() != DataRecord.Status.COMPLETED || record.isExpired(Instant.now())) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readerFor(resultType).readValue(record.getResponseData()));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("the idempotency record of operation " + operation.operationId()
                     + " does not hold a " + resultType.getSimpleName(), e);

@@ -18,6 +18,10 @@ public final class ProviderContractViolation extends WorkflowError {
 
     /** How much of an answer's body is kept on a quarantined command. */
     public static final int EXCERPT_LIMIT = 200;
+    /** How much of a provider's field value a message quotes: enough to recognise it, never a payload. */
+    public static final int QUOTE_LIMIT = 32;
+    /** Runs of 12 to 19 digits, spaces or dashes allowed between them: what a card number (PAN) looks like. */
+    private static final java.util.regex.Pattern CARD_NUMBER_LIKE = java.util.regex.Pattern.compile("\\d(?:[ -]?\\d){11,18}");
 
     private final boolean aboutTheCommand;
     private final String answer;
@@ -30,7 +34,13 @@ public final class ProviderContractViolation extends WorkflowError {
 
     /** This command's answer broke the contract: quarantine it, deliver the rest. */
     public static ProviderContractViolation ofCommand(String message, int status, String body) {
-        return new ProviderContractViolation(message, true, message + " [status " + status + ", body: " + excerpt(body) + "]");
+        String bounded = masked(message);
+        return new ProviderContractViolation(bounded, true, bounded + " [status " + status + ", body: " + excerpt(body) + "]");
+    }
+
+    /** A provider's value as a message may quote it: printable, card-number-like runs masked, at most {@link #QUOTE_LIMIT}. */
+    public static String quote(String value) {
+        return bounded(masked(value), QUOTE_LIMIT);
     }
 
     /** The answer says nothing can be delivered (refused credentials): the call stops. */
@@ -48,9 +58,17 @@ public final class ProviderContractViolation extends WorkflowError {
     }
 
     static String excerpt(String body) {
-        String text = Optional.ofNullable(body).orElse("");
+        return bounded(masked(Optional.ofNullable(body).orElse("")), EXCERPT_LIMIT);
+    }
+
+    /** No card number is kept or logged, whatever a provider sends back. */
+    static String masked(String text) {
+        return CARD_NUMBER_LIKE.matcher(text).replaceAll("[digits masked]");
+    }
+
+    private static String bounded(String text, int limit) {
         StringBuilder out = new StringBuilder();
-        text.codePoints().limit(EXCERPT_LIMIT).forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? ' ' : c));
-        return text.codePointCount(0, text.length()) > EXCERPT_LIMIT ? out + "…" : out.toString();
+        text.codePoints().limit(limit).forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? ' ' : c));
+        return text.codePointCount(0, text.length()) > limit ? out + "…" : out.toString();
     }
 }

@@ -155,4 +155,29 @@ class DeliveryEndStatesTest {
         assertThat(outcome).singleElement().isInstanceOf(DeliveryRecord.Fenced.class);
         assertThat(world.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_PENDING);
     }
+
+    /**
+     * Review of 15.2: an earlier attempt had the provider's answer recorded but died before marking; the settlement
+     * arrived afterwards. The command was sent and released before the settlement, so it ends DELIVERED with the
+     * provider's reference, not "cancelled before delivery".
+     */
+    @Test
+    void aCommandAnsweredInAnEarlierAttemptIsRecordedWithThatAnswerEvenIfItsSettlementArrivedSince(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1");
+        PendingCommand command = new PendingCommand(ops.getFirst(), "auth-1", 1_000, "EUR", world.clock.instant());
+        OperationGuard guard = world.fixedGuard();
+        HttpProviderClient provider = world.client();
+        // The earlier attempt: the provider performed and the guard recorded its answer; the mark was never written.
+        guard.once(GuardedOperation.of(command), context, ProviderResult.Final.class, () -> (ProviderResult.Final) provider.release(command));
+        world.ingestion.settle("auth-1", world.clock.instant());
+
+        DeliveryBatch result = world.invoke(world.handler(guard, 2), lease, 0, null, context);
+
+        assertThat(world.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.command(ops.getFirst()).get(ReleaseCommands.PROVIDER_REFERENCE).s()).matches("PRV-\\d{8}");
+        assertThat(world.provider.effect(ops.getFirst()).requests()).as("not sent again").isEqualTo(1);
+        assertThat(result.totals().delivered()).isEqualTo(1);
+    }
 }

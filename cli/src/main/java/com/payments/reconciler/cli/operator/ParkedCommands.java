@@ -29,11 +29,12 @@ public final class ParkedCommands {
 
     // Only commands waiting for a person: parkedStatus exists only while QUARANTINED or ESCALATED.
     static final String PARKED_WITH_STATUS = "parkedStatus = :status";
-    // The command is still parked exactly as the operator saw it (not requeued meanwhile by someone else).
-    static final String STILL_PARKED_AS_READ = "#status = :parked AND endedAt = :endedAt";
-    // Back into its shard's pending index; its delivery age restarts, so it is not escalated again at once.
+    // The command is still parked exactly as the operator saw it (not requeued and parked again meanwhile).
+    static final String STILL_PARKED_AS_READ = "#status = :parked AND attribute_exists(parkedStatus) AND endedAt = :endedAt AND endedEpoch = :endedEpoch";
+    // Back into its shard's pending index; its delivery age restarts, so it is not escalated again at once. The parked
+    // ending goes (the requeue note says why it was put back), so a later ending is read on its own.
     static final String REQUEUE = "SET #status = :pending, deliveryShard = :shard, requeuedAt = :now, requeueNote = :note "
-            + "REMOVE parkedStatus, parkedShard";
+            + "REMOVE parkedStatus, parkedShard, endedAt, endedEpoch, endReason";
 
     /** A parked command as a person needs to see it. Never amounts or card data: ids, times, the reason. */
     public record Parked(String operationId, String authorisationId, String windowId, String status, Instant endedAt,
@@ -86,7 +87,8 @@ public final class ParkedCommands {
                     + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
         }
         String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
-        if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.PARKED_SHARD)) {
+        if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.PARKED_SHARD)
+                || !item.containsKey(ReleaseCommands.ENDED_AT) || !item.containsKey(ReleaseCommands.ENDED_EPOCH)) {
             return new Requeue.NotParked(operationId, status);
         }
         int shard = (int) Attr.numberOr(item, ReleaseCommands.PARKED_SHARD, 0);
@@ -97,6 +99,7 @@ public final class ParkedCommands {
                     .updateExpression(REQUEUE)
                     .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS))
                     .expressionAttributeValues(Map.of(":parked", s(status), ":endedAt", item.get(ReleaseCommands.ENDED_AT),
+                            ":endedEpoch", item.get(ReleaseCommands.ENDED_EPOCH),
                             ":pending", s(ReleaseCommands.STATUS_PENDING), ":shard", s(Shards.key(shard)),
                             ":now", n(now.toEpochMilli()), ":note", s(note))));
         } catch (ConditionalCheckFailedException e) {
