@@ -71,7 +71,9 @@ import java.util.regex.Pattern;
  * Seeded by {@link ProviderFaults}; for a deterministic test, {@link #forceNext} puts a fault on the
  * next request for a key, and {@link #hold} parks the next request for a key, after performing, until
  * the test opens its {@link Gate}. The effect log ({@link #effects()}) counts per key how many requests
- * arrived and how many releases were performed. Thread-safe; requests are served concurrently
+ * arrived and how many releases were performed; {@link #releases()} lists every release performed, per hold,
+ * whichever key it came under (what an audit of "one release per hold" reads). {@link Builder#idempotent
+ * idempotent(false)} makes a provider that performs every valid request, for checking that audit. Thread-safe; requests are served concurrently
  * (a virtual thread each), and concurrent requests with one key are serialised so the release is
  * performed at most once.
  */
