@@ -3,6 +3,7 @@ package com.payments.reconciler.delivery;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
+import com.payments.reconciler.audit.ProviderRelease;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
@@ -193,8 +194,14 @@ final class DeliveryWorld implements AutoCloseable {
                 .toList();
     }
 
+    List<ProviderRelease> releases() {
+        return provider.releases().stream()
+                .map(r -> new ProviderRelease(r.authorisationId(), r.operationId(), r.performedAt()))
+                .toList();
+    }
+
     InvariantAudit.Report audit(boolean windowComplete) {
-        return new InvariantAudit(engine.tables()).audit(engine.snapshot(), engine.writes(), effects(),
+        return new InvariantAudit(engine.tables()).audit(engine.snapshot(), engine.writes(), releases(),
                 windowComplete ? new InvariantAudit.Completion(CUTOFF, true) : null);
     }
 

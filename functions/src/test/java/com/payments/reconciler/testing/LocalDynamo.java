@@ -64,7 +64,7 @@ public final class LocalDynamo implements BeforeEachCallback, AfterEachCallback,
 
         public List<AppliedWrite> writes() {
             return new WriteLog(moto.endpoint()).entries().stream()
-                    .map(e -> new AppliedWrite(e.seq(), e.operation(), e.request(), e.response())).toList();
+                    .map(e -> AppliedWrite.fromLog(e.seq(), e.operation(), e.request(), e.response(), e.items())).toList();
         }
 
         public StoreSnapshot snapshot() {

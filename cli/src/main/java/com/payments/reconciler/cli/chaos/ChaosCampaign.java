@@ -530,7 +530,7 @@ public final class ChaosCampaign {
 
     private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete) {
         StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), pipeline.providerEffects(),
+        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), pipeline.providerReleases(),
                 complete ? new InvariantAudit.Completion(input.cutoff(), true) : null);
     }
 

@@ -319,7 +319,14 @@ public final class LocalPipeline implements AutoCloseable {
     /** The engine's log of applied writes, as the auditor reads it. */
     public List<com.payments.reconciler.audit.AppliedWrite> appliedWrites() {
         return writeLog.entries().stream()
-                .map(e -> new com.payments.reconciler.audit.AppliedWrite(e.seq(), e.operation(), e.request(), e.response())).toList();
+                .map(e -> com.payments.reconciler.audit.AppliedWrite.fromLog(e.seq(), e.operation(), e.request(), e.response(), e.items()))
+                .toList();
+    }
+
+    /** The provider's own record of every release it performed, whichever key, as the auditor reads it. */
+    public List<com.payments.reconciler.audit.ProviderRelease> providerReleases() {
+        return provider.releases().stream().map(r -> new com.payments.reconciler.audit.ProviderRelease(r.authorisationId(),
+                r.operationId(), r.performedAt())).toList();
     }
 
     /** The provider's effect log, each operation with the times it was performed, as the auditor reads it. */

@@ -133,7 +133,7 @@ public final class LocalRun {
             List<ProviderEffect> effects = pipeline.providerEffects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
                     : new InvariantAudit.Completion(input.cutoff(), true);
-            InvariantAudit.Report audit = new InvariantAudit(pipeline.tables()).audit(snapshot, writes, effects, completion);
+            InvariantAudit.Report audit = new InvariantAudit(pipeline.tables()).audit(snapshot, writes, pipeline.providerReleases(), completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
             options.dumpState().ifPresent(dir -> {
                 StateDump.write(dir, snapshot, effects);

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.audit.InvariantAudit;
-import com.payments.reconciler.audit.ProviderEffect;
+import com.payments.reconciler.audit.ProviderRelease;
 import com.payments.reconciler.cli.ReconcilerCli;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.reconcile.Candidate;
@@ -90,9 +90,9 @@ class DeliveryEndStatesEndToEndTest {
         assertThat(audit.violations()).isEmpty();
 
         // The same check fails on a provider that released one of them after its settlement (a known-bad effect log).
-        List<ProviderEffect> doctored = new ArrayList<>(fixture.effects());
+        List<ProviderRelease> doctored = new ArrayList<>(fixture.pipeline.providerReleases());
         String victim = settledLate.getFirst();
-        doctored.add(new ProviderEffect(Candidate.operationIdFor(victim), victim, 1, 1, List.of(fixture.clock.millis() + 1)));
+        doctored.add(new ProviderRelease(victim, Candidate.operationIdFor(victim), fixture.clock.millis() + 1));
         InvariantAudit.Report bad = new InvariantAudit(fixture.pipeline.tables()).audit(
                 com.payments.reconciler.audit.StoreSnapshot.scan(fixture.pipeline.dynamo(), fixture.pipeline.tables()),
                 fixture.pipeline.appliedWrites(), doctored, null);

@@ -47,7 +47,7 @@ final class PipelineFixture implements AutoCloseable {
 
     InvariantAudit.Report audit(boolean complete) {
         StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), effects(),
+        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), pipeline.providerReleases(),
                 complete ? new InvariantAudit.Completion(input().cutoff(), true) : null);
     }
 

@@ -15,12 +15,17 @@ import java.util.List;
 /**
  * Reads the launcher's ordered log of accepted DynamoDB writes (see {@code write_log.py}). Because the
  * local engine serves one request at a time, the log's order is the order the writes were applied in:
- * the ground truth the invariant audit checks I1 and I3 against.
+ * the ground truth the invariant audit checks I1, I3 and I5 against, with each written item's image before
+ * and after every write.
  */
 public final class WriteLog {
 
-    /** One accepted write: its position in apply order, the operation, and the request/response JSON. */
-    public record Entry(long seq, String operation, JsonNode request, JsonNode response) {
+    /**
+     * One accepted write: its position in apply order, the operation, the request/response JSON, and
+     * {@code items}: every item the write named, as {@code {"table", "key", "old", "new"}} with the stored
+     * image just before and just after it was applied (JSON null where absent).
+     */
+    public record Entry(long seq, String operation, JsonNode request, JsonNode response, JsonNode items) {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,7 +46,7 @@ public final class WriteLog {
         }
         List<Entry> entries = new ArrayList<>();
         for (JsonNode w : root.path("writes")) {
-            entries.add(new Entry(w.path("seq").asLong(), w.path("op").asText(), w.path("request"), w.path("response")));
+            entries.add(new Entry(w.path("seq").asLong(), w.path("op").asText(), w.path("request"), w.path("response"), w.path("items")));
         }
         return entries;
     }

@@ -74,7 +74,9 @@ import java.util.regex.Pattern;
  * Seeded by {@link ProviderFaults}; for a deterministic test, {@link #forceNext} puts a fault on the
  * next request for a key, and {@link #hold} parks the next request for a key, after performing, until
  * the test opens its {@link Gate}. The effect log ({@link #effects()}) counts per key how many requests
- * arrived and how many releases were performed. Thread-safe; requests are served concurrently
+ * arrived and how many releases were performed; {@link #releases()} lists every release performed, per hold,
+ * whichever key it came under (what an audit of "one release per hold" reads). {@link Builder#idempotent
+ * idempotent(false)} makes a provider that performs every valid request, for checking that audit. Thread-safe; requests are served concurrently
  * (a virtual thread each), and concurrent requests with one key are serialised so the release is
  * performed at most once.
  */
@@ -105,6 +107,9 @@ public final class SimulatedProvider implements AutoCloseable {
     private final Set<String> unknownHolds;
     private final Sleeper sleeper;
     private final Clock clock;
+    private final boolean idempotent;
+    /** Every release performed, in the order performed, whichever key it came under: the record of effects per hold. */
+    private final ConcurrentLinkedQueue<PerformedRelease> performedReleases = new ConcurrentLinkedQueue<>();
 
     private final Map<String, Recorded> recorded = new ConcurrentHashMap<>();
     private final Map<String, Object> keyLocks = new ConcurrentHashMap<>();
@@ -140,6 +145,7 @@ public final class SimulatedProvider implements AutoCloseable {
         this.unknownHolds = Set.copyOf(builder.unknownHolds);
         this.sleeper = builder.sleeper;
         this.clock = builder.clock;
+        this.idempotent = builder.idempotent;
         this.threads = Executors.newVirtualThreadPerTaskExecutor();
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         server.setExecutor(threads);
@@ -220,6 +226,16 @@ public final class SimulatedProvider implements AutoCloseable {
                 : new ProviderEffect(operationId, counter.authorisationId, counter.performed.get(), counter.requests.get());
     }
 
+    /** Every release performed, in the order performed, whichever key it came under. */
+    public List<PerformedRelease> releases() {
+        return List.copyOf(performedReleases);
+    }
+
+    /** The releases performed on {@code authorisationId}'s hold, in order, whichever key they came under. */
+    public List<PerformedRelease> releasesOf(String authorisationId) {
+        return performedReleases.stream().filter(r -> r.authorisationId().equals(authorisationId)).toList();
+    }
+
     /** All requests received, with or without a key. */
     public long totalRequests() {
         return requestsWithoutKey.get() + effects.values().stream().mapToLong(c -> c.requests.get()).sum();
@@ -234,6 +250,7 @@ public final class SimulatedProvider implements AutoCloseable {
         recorded.clear();
         releasedBy.clear();
         effects.clear();
+        performedReleases.clear();
         requestsWithoutKey.set(0);
     }
 
@@ -338,6 +355,17 @@ public final class SimulatedProvider implements AutoCloseable {
     private Recorded performOrReplay(String key, String authorisationId, JsonNode request, Counter counter) throws IOException {
         synchronized (keyLocks.computeIfAbsent(key, k -> new Object())) {
             Recorded earlier = recorded.get(key);
+            if (!idempotent && !unknownHolds.contains(authorisationId)) {
+                // The provider this mode stands for ignores keys: every request releases again, and the caller
+                // still gets the key's first answer, so only the provider's own record shows the second release.
+                Recorded released = release(key, authorisationId, request, counter);
+                releasedBy.putIfAbsent(authorisationId, key);
+                if (earlier == null) {
+                    recorded.put(key, released);
+                    return released;
+                }
+                return earlier;
+            }
             if (earlier != null) {
                 if (!earlier.body().equals(request)) {
                     return new Recorded(request, 422, bytes(error("IDEMPOTENCY_KEY_REUSED").put("operationId", key)
@@ -353,18 +381,24 @@ public final class SimulatedProvider implements AutoCloseable {
                 answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_ALREADY_RELEASED,
                         "the hold was released under another idempotency key")));
             } else {
-                counter.performed.incrementAndGet();
-                counter.performedAt.add(clock.millis());
-                ObjectNode released = JSON.createObjectNode()
-                        .put("operationId", key)
-                        .put("authorisationId", authorisationId)
-                        .put("status", "RELEASED")
-                        .put("providerReference", "PRV-%08d".formatted(references.incrementAndGet()));
-                answer = new Recorded(request, 200, bytes(released));
+                answer = release(key, authorisationId, request, counter);
             }
             recorded.put(key, answer);
             return answer;
         }
+    }
+
+    private Recorded release(String key, String authorisationId, JsonNode request, Counter counter) {
+        long at = clock.millis();
+        counter.performed.incrementAndGet();
+        counter.performedAt.add(at);
+        performedReleases.add(new PerformedRelease(authorisationId, key, at));
+        ObjectNode released = JSON.createObjectNode()
+                .put("operationId", key)
+                .put("authorisationId", authorisationId)
+                .put("status", "RELEASED")
+                .put("providerReference", "PRV-%08d".formatted(references.incrementAndGet()));
+        return new Recorded(request, 200, bytes(released));
     }
 
     private Fault.Plan planFor(String key, int attempt) {
@@ -461,8 +495,19 @@ public final class SimulatedProvider implements AutoCloseable {
         private Set<String> unknownHolds = Set.of();
         private Sleeper sleeper = (operationId, delay) -> Thread.sleep(delay);
         private Clock clock = Clock.systemUTC();
+        private boolean idempotent = true;
 
         private Builder() {
+        }
+
+        /**
+         * {@code false}: a provider that is not idempotent, for checking the audit: every valid request for a
+         * known hold performs a release (a second request for the same operation, or another key for the same
+         * hold, is a second release), while each key's first answer is still what its repeats get.
+         */
+        public Builder idempotent(boolean idempotent) {
+            this.idempotent = idempotent;
+            return this;
         }
 
         /** The clock effects are stamped with: the run's, so they compare with its settlements' times. */

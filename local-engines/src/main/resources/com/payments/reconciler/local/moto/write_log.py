@@ -49,6 +49,13 @@ class WriteLog:
             status_holder["status"] = status
             return start_response(status, headers, exc_info)
 
+        try:
+            parsed = json.loads(raw or b"{}")
+        except ValueError:
+            parsed = None
+        # The server is single-threaded, so nothing else is applied between these reads and the write.
+        named = _named_items(environ, op, parsed)
+        before = [_image(backend, table, key) for backend, table, key in named]
         chunks = list(self.app(environ, capture))
         if status_holder.get("status", "").startswith("200"):
             try:
@@ -56,7 +63,79 @@ class WriteLog:
                 response = json.loads(b"".join(chunks) or b"{}")
             except ValueError:
                 request, response = {"unparsed": True}, {}
+            items = [{"table": table.name, "key": _key_json(table, key), "old": old, "new": _image(backend, table, key)}
+                     for (backend, table, key), old in zip(named, before)]
             with self.lock:
                 self.seq += 1
-                self.entries.append({"seq": self.seq, "op": op, "request": request, "response": response})
+                self.entries.append({"seq": self.seq, "op": op, "request": request, "response": response, "items": items})
         return chunks
+
+
+def _backend(environ):
+    """moto's DynamoDB backend for this request: the account of its access key, the region of its signature."""
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.iam.models import get_account_id_from
+    auth = environ.get("HTTP_AUTHORIZATION", "")
+    marker = "Credential="
+    if marker not in auth:
+        return None
+    scope = auth.split(marker, 1)[1].split(",", 1)[0].split("/")
+    if len(scope) < 3:
+        return None
+    return dynamodb_backends[get_account_id_from(scope[0])][scope[2]]
+
+
+def _named_items(environ, op, request):
+    """[(backend, table, (hash, range))] for every item the write names; tables moto does not know are skipped."""
+    if not isinstance(request, dict):
+        return []
+    try:
+        backend = _backend(environ)
+    except Exception:
+        return []
+    if backend is None:
+        return []
+    actions = []  # (table name, attrs naming the key)
+    if op == "PutItem":
+        actions.append((request.get("TableName"), request.get("Item")))
+    elif op in ("UpdateItem", "DeleteItem"):
+        actions.append((request.get("TableName"), request.get("Key")))
+    elif op == "TransactWriteItems":
+        for action in request.get("TransactItems") or []:
+            for kind, body in (action or {}).items():
+                if kind == "Put":
+                    actions.append((body.get("TableName"), body.get("Item")))
+                elif kind in ("Update", "Delete"):
+                    actions.append((body.get("TableName"), body.get("Key")))
+    elif op == "BatchWriteItem":
+        for table_name, writes in (request.get("RequestItems") or {}).items():
+            for write in writes or []:
+                if "PutRequest" in write:
+                    actions.append((table_name, write["PutRequest"].get("Item")))
+                elif "DeleteRequest" in write:
+                    actions.append((table_name, write["DeleteRequest"].get("Key")))
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    named = []
+    for table_name, attrs in actions:
+        try:
+            table = backend.get_table(table_name)
+            hash_value = DynamoType(attrs[table.hash_key_attr])
+            range_value = DynamoType(attrs[table.range_key_attr]) if table.has_range_key else None
+        except Exception:
+            continue  # moto rejects such a request itself; a rejected write is not logged
+        named.append((backend, table, (hash_value, range_value)))
+    return named
+
+
+def _image(backend, table, key):
+    hash_value, range_value = key
+    item = table.get_item(hash_value, range_value)
+    return None if item is None else item.to_json()["Attributes"]
+
+
+def _key_json(table, key):
+    hash_value, range_value = key
+    out = {table.hash_key_attr: hash_value.to_json()}
+    if range_value is not None:
+        out[table.range_key_attr] = range_value.to_json()
+    return out
