@@ -235,55 +235,53 @@ public final class ChaosCampaign {
         List<ChaosReport.Failure> errors = new ArrayList<>();
         SortedMap<String, List<String>> lastSequence = new TreeMap<>();
         int consecutiveErrors = 0;
-        {
-            pipeline.routeProviderThrough(mutant != null && mutant.providerSide() ? proxy.baseUrl() : null);
-            for (int i = 0; i < seeds.size(); i++) {
-                long scheduleStarted = System.nanoTime();
-                ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
-                // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
-                List<String> trace = Collections.synchronizedList(new ArrayList<>());
-                Outcome outcome;
-                try {
-                    outcome = runOne(engines, mutant, schedule, trace,
-                            dumpDir == null ? null : dumpDir.resolve(dumpFolder(i + 1, schedule.seed())));
-                    consecutiveErrors = 0;
-                } catch (RuntimeException e) {
-                    // An engine or harness error is not a verdict on the protocol: reported with its seed, never counted as a pass.
-                    List<String> lines = new ArrayList<>(trace);
-                    lines.add("ERROR " + e);
-                    for (StackTraceElement frame : e.getStackTrace()) {
-                        if (frame.getClassName().startsWith("com.payments")) {
-                            lines.add("  at " + frame);
-                        }
+        pipeline.routeProviderThrough(mutant != null && mutant.providerSide() ? proxy.baseUrl() : null);
+        for (int i = 0; i < seeds.size(); i++) {
+            long scheduleStarted = System.nanoTime();
+            ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
+            // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
+            List<String> trace = Collections.synchronizedList(new ArrayList<>());
+            Outcome outcome;
+            try {
+                outcome = runOne(engines, mutant, schedule, trace,
+                        dumpDir == null ? null : dumpDir.resolve(dumpFolder(i + 1, schedule.seed())));
+                consecutiveErrors = 0;
+            } catch (RuntimeException e) {
+                // An engine or harness error is not a verdict on the protocol: reported with its seed, never counted as a pass.
+                List<String> lines = new ArrayList<>(trace);
+                lines.add("ERROR " + e);
+                for (StackTraceElement frame : e.getStackTrace()) {
+                    if (frame.getClassName().startsWith("com.payments")) {
+                        lines.add("  at " + frame);
                     }
-                    errors.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(), List.of("error: " + e), lines));
-                    console.accept(String.format("schedule %d/%d ERROR %s — %s", i + 1, seeds.size(), e, schedule.describe()));
-                    if (++consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
-                        throw new IllegalStateException(consecutiveErrors + " schedules in a row failed to run; the last: " + e, e);
-                    }
-                    continue;
                 }
-                durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
-                lastSequence = outcome.faultSequence();
-                outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
-                superseded += outcome.superseded();
-                reruns += outcome.reruns();
-                mutantEffects += outcome.mutantEffects();
-                if (!outcome.violations().isEmpty()) {
-                    failedSchedules++;
-                    outcome.violations().forEach(v -> violations.merge(v.invariant(), 1L, Long::sum));
-                    failures.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(),
-                            outcome.violations().stream().map(v -> v.invariant() + ": " + v.detail()).toList(),
-                            List.copyOf(outcome.trace())));
+                errors.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(), List.of("error: " + e), lines));
+                console.accept(String.format("schedule %d/%d ERROR %s — %s", i + 1, seeds.size(), e, schedule.describe()));
+                if (++consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
+                    throw new IllegalStateException(consecutiveErrors + " schedules in a row failed to run; the last: " + e, e);
                 }
-                if (replay) {
-                    outcome.trace().forEach(line -> console.accept("  | " + line));
-                }
-                // One line per schedule with its own figures: a campaign stopped early can still be added up.
-                console.accept(String.format("schedule %d/%d %s in %d ms — %s; faults %s, superseded %d, reruns %d", i + 1, seeds.size(),
-                        outcome.violations().isEmpty() ? "ok" : "VIOLATIONS " + outcome.violations().stream().map(InvariantAudit.Violation::invariant).distinct().toList(),
-                        durations.getLast(), schedule.describe(), outcome.faults(), outcome.superseded(), outcome.reruns()));
+                continue;
             }
+            durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
+            lastSequence = outcome.faultSequence();
+            outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
+            superseded += outcome.superseded();
+            reruns += outcome.reruns();
+            mutantEffects += outcome.mutantEffects();
+            if (!outcome.violations().isEmpty()) {
+                failedSchedules++;
+                outcome.violations().forEach(v -> violations.merge(v.invariant(), 1L, Long::sum));
+                failures.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(),
+                        outcome.violations().stream().map(v -> v.invariant() + ": " + v.detail()).toList(),
+                        List.copyOf(outcome.trace())));
+            }
+            if (replay) {
+                outcome.trace().forEach(line -> console.accept("  | " + line));
+            }
+            // One line per schedule with its own figures: a campaign stopped early can still be added up.
+            console.accept(String.format("schedule %d/%d %s in %d ms — %s; faults %s, superseded %d, reruns %d", i + 1, seeds.size(),
+                    outcome.violations().isEmpty() ? "ok" : "VIOLATIONS " + outcome.violations().stream().map(InvariantAudit.Violation::invariant).distinct().toList(),
+                    durations.getLast(), schedule.describe(), outcome.faults(), outcome.superseded(), outcome.reruns()));
         }
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         List<Long> sorted = durations.stream().sorted().toList();
