@@ -2,6 +2,7 @@ package com.payments.reconciler.cli;
 
 import com.payments.reconciler.cli.chaos.ChaosCampaign;
 import com.payments.reconciler.cli.chaos.ChaosReport;
+import com.payments.reconciler.cli.chaos.Mutant;
 import com.payments.reconciler.local.faults.FaultSpec;
 import com.payments.reconciler.workflow.Json;
 import java.io.PrintWriter;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code bin/reconciler chaos}: the fault campaign; {@code --unfenced} is its negative control. */
+/** {@code bin/reconciler chaos}: the fault campaign; {@code --mutant} runs it with a deliberate defect the checks must catch. */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
         description = "Run randomized fault schedules through the full local pipeline and check I1-I5 from the stored state after each.")
 final class ChaosCommand implements Callable<Integer> {
@@ -38,8 +39,19 @@ final class ChaosCommand implements Callable<Integer> {
             description = "DynamoDB fault rates while a schedule has them on; ddb-* keys only, provider faults are part of each schedule; ddb-item-conflict (a write refused while a transaction in flight names its item) is 0 unless given (default: ${DEFAULT-VALUE}).")
     String faults;
 
-    @Option(names = "--unfenced", description = "Negative control: decisions without the lease check. Must report violations.")
+    @Option(names = "--unfenced", description = "Negative control: decisions without the lease check (the same as --mutant no-lease-check). Must report violations.")
     boolean unfenced;
+
+    @Option(names = "--mutant", paramLabel = "NAME",
+            description = "Run the workers with this deliberate defect (in the harness only; --list-mutants names them). Must report the invariant it breaks: exit 1.")
+    String mutantName;
+
+    @Option(names = "--list-mutants", description = "Print each mutant's name, its defect and the invariant it must break, then exit.")
+    boolean listMutants;
+
+    @Option(names = "--dump-state", paramLabel = "DIR",
+            description = "Write each schedule's final tables and provider effects to DIR/schedule-<n>-<seed>/ (as local --dump-state does).")
+    Path dumpState;
 
     @Option(names = "--json", description = "Print exactly the campaign report on stdout; progress goes to stderr.")
     boolean json;
@@ -49,13 +61,24 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (listMutants) {
+            for (Mutant m : Mutant.all()) {
+                out.printf("%-32s %-3s %s%n", m.cliName(), m.invariant(), m.description());
+            }
+            out.flush();
+            return ExitCodes.OK;
+        }
+        if (unfenced && mutantName != null) {
+            throw new IllegalArgumentException("--unfenced is the no-lease-check mutant; give it or --mutant, not both");
+        }
+        Mutant mutant = unfenced ? Mutant.NO_LEASE_CHECK : mutantName == null ? null : Mutant.fromCliName(mutantName);
         if (schedules < 1 || schedules > MAX_SCHEDULES) {
             throw new IllegalArgumentException("--schedules must be from 1 to " + MAX_SCHEDULES + ", was " + schedules);
         }
         FaultSpec rates = dynamoRates(faults);
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter console = json ? spec.commandLine().getErr() : out;
-        ChaosCampaign campaign = new ChaosCampaign(workDir, !unfenced, rates, line -> {
+        ChaosCampaign campaign = new ChaosCampaign(workDir, mutant, rates, dumpState, line -> {
             console.println(line);
             console.flush();
         });
@@ -63,7 +86,7 @@ final class ChaosCommand implements Callable<Integer> {
         if (json) {
             out.println(Json.mapper().writeValueAsString(report));
         } else {
-            print(out, report, unfenced, faults);
+            print(out, report, mutant, faults);
         }
         out.flush();
         return report.clean() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
@@ -80,10 +103,11 @@ final class ChaosCommand implements Callable<Integer> {
         return spec;
     }
 
-    private static void print(PrintWriter out, ChaosReport r, boolean unfenced, String faults) {
+    private static void print(PrintWriter out, ChaosReport r, Mutant mutant, String faults) {
         out.println();
         out.printf("%d schedules, %s, seed %d, %.1f s (median schedule %d ms)%n", r.schedules(),
-                r.fenced() ? "fenced" : "UNFENCED (negative control)", r.seed(), r.wallTimeMillis() / 1000.0, r.medianScheduleMillis());
+                mutant == null ? "fenced" : "MUTANT " + mutant.cliName() + " (must break " + mutant.invariant() + "; took effect "
+                        + r.mutantEffects() + " times)", r.seed(), r.wallTimeMillis() / 1000.0, r.medianScheduleMillis());
         out.println("faults injected:");
         for (Map.Entry<String, Long> e : r.faultsInjected().entrySet()) {
             out.printf("  %-36s %,8d%n", e.getKey(), e.getValue());
@@ -99,7 +123,7 @@ final class ChaosCommand implements Callable<Integer> {
         }
         for (ChaosReport.Failure f : r.failures()) {
             out.println("  " + f.schedule());
-            out.println("  reproduce: bin/reconciler chaos --replay " + f.seed() + (unfenced ? " --unfenced" : "")
+            out.println("  reproduce: bin/reconciler chaos --replay " + f.seed() + (mutant == null ? "" : " --mutant " + mutant.cliName())
                     + (DEFAULT_FAULTS.equals(faults) ? "" : " --faults " + faults));
             f.violations().forEach(v -> out.println("    " + v));
             f.trace().forEach(t -> out.println("    | " + t));

@@ -51,17 +51,12 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     }
 
     public ReconcilePageHandler(HandlerEnvironment env) {
-        this(env, FencedWriter.Fence.LEASE_CHECKED);
+        this(env, env.tables(), Backoff.standard());
     }
 
-    /** The local chaos campaign's negative control passes the unfenced variant; Lambda never does. */
-    public ReconcilePageHandler(HandlerEnvironment env, FencedWriter.Fence fence) {
-        this(env, env.tables(), Backoff.standard(), fence);
-    }
-
-    private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff, FencedWriter.Fence fence) {
+    private ReconcilePageHandler(HandlerEnvironment env, TableNames tables, Backoff backoff) {
         this(new CandidateFinder(env.aws().dynamo(), tables.authorisations()),
-                new FencedWriter(env.aws().dynamo(), tables, backoff, fence),
+                new FencedWriter(env.aws().dynamo(), tables, backoff),
                 new SettlementCheck(env.aws().dynamo(), tables.settlements(), backoff),
                 new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock());

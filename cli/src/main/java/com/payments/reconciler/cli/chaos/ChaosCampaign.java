@@ -15,7 +15,7 @@ import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.faults.FaultSpec;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.reconcile.Candidate;
-import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.cli.report.StateDump;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables;
 import com.payments.reconciler.store.Tables.Leases;
@@ -65,8 +65,8 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  * ASL in moto behind the Step Functions API, the real handlers, DynamoDB behind the fault layer, the
  * simulated provider). After each schedule the invariants are checked from the stored tables, moto's
  * write log and the provider's effect log — never from the workers' own reports; then the window is
- * completed by reruns as an operator would, and I4 (nothing lost) is checked. {@code fenced=false} is
- * the negative control: decisions without the lease check, which the campaign must catch.
+ * completed by reruns as an operator would, and I4 (nothing lost) is checked. A {@link Mutant} runs the
+ * workers with a deliberate defect (the unfenced control is one of them), which the campaign must catch.
  *
  * <p>Every schedule starts from empty tables, a fresh DynamoDB fault layer seeded with the schedule's
  * seed and the wall clock (earlier schedules' lease expiries do not carry over), so a schedule depends
@@ -105,18 +105,32 @@ public final class ChaosCampaign {
     private static final InheritableThreadLocal<String> CALLER = new InheritableThreadLocal<>();
 
     private final Path workDir;
-    private final boolean fenced;
+    private final Mutant mutant;
     private final FaultSpec dynamoFaultRates;
+    private final Path dumpDir;
     private final Consumer<String> console;
 
-    /**
-     * @param dynamoFaultRates the DynamoDB fault rates for schedules that have DynamoDB faults on (from {@code --faults})
-     */
+    /** {@code fenced=false} is the unfenced control: the {@link Mutant#NO_LEASE_CHECK} row of the mutant table. */
     public ChaosCampaign(Path workDir, boolean fenced, FaultSpec dynamoFaultRates, Consumer<String> console) {
+        this(workDir, fenced ? null : Mutant.NO_LEASE_CHECK, dynamoFaultRates, null, console);
+    }
+
+    /**
+     * @param mutant the deliberate defect to run the workers with (harness-side only), or null for the correct workers
+     * @param dynamoFaultRates the DynamoDB fault rates for schedules that have DynamoDB faults on (from {@code --faults})
+     * @param dumpDir where each schedule's final tables and provider effects go ({@code schedule-<n>-<seed>/}), or null
+     */
+    public ChaosCampaign(Path workDir, Mutant mutant, FaultSpec dynamoFaultRates, Path dumpDir, Consumer<String> console) {
         this.workDir = workDir;
-        this.fenced = fenced;
+        this.mutant = mutant;
         this.dynamoFaultRates = dynamoFaultRates;
+        this.dumpDir = dumpDir;
         this.console = console;
+    }
+
+    /** The folder {@code --dump-state} writes schedule {@code number} (from 1) into. */
+    public static String dumpFolder(int number, long scheduleSeed) {
+        return "schedule-" + number + "-" + scheduleSeed;
     }
 
     /**
@@ -136,20 +150,79 @@ public final class ChaosCampaign {
         return campaign(scheduleSeeds(seed, schedules), seed, false);
     }
 
+    /** Runs exactly these schedules (by their own seeds), as a campaign: tests pick the schedules a defect needs. */
+    public ChaosReport runSchedules(List<Long> scheduleSeeds) throws InterruptedException {
+        return campaign(List.copyOf(scheduleSeeds), scheduleSeeds.getFirst(), false);
+    }
+
     /** Runs the one schedule a failure reported: the same schedule, the same faults. */
     public ChaosReport replay(long scheduleSeed) throws InterruptedException {
         return campaign(List.of(scheduleSeed), scheduleSeed, true);
     }
 
+    /**
+     * Runs the same schedules once per entry of {@code mutants} (null: the correct workers), one engine start for all:
+     * the mutant table, with its control on the same schedules. Dumps go to {@code <dump>/<mutant name>/schedule-…}
+     * ({@link #CORRECT_WORKERS} for null).
+     */
+    public List<ChaosReport> runEach(List<Mutant> mutants, List<Long> scheduleSeeds) throws InterruptedException {
+        List<ChaosReport> reports = new ArrayList<>();
+        try (Engines engines = Engines.start(workDir)) {
+            for (Mutant m : mutants) {
+                Path dump = dumpDir == null ? null : dumpDir.resolve(m == null ? CORRECT_WORKERS : m.cliName());
+                reports.add(campaignOn(engines, m, List.copyOf(scheduleSeeds), scheduleSeeds.getFirst(), false, dump));
+            }
+        }
+        return reports;
+    }
+
+    /** {@link #runEach}'s dump folder for the correct workers. */
+    public static final String CORRECT_WORKERS = "correct-workers";
+
+    /** The engines a campaign runs on; the slots' and the proxy's occupants change per schedule. */
+    private record Engines(ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot, InterceptorSlot mutantSlot,
+                           LocalPipeline pipeline, ProviderProxy proxy) implements AutoCloseable {
+        static Engines start(Path workDir) {
+            ShiftableClock clock = new ShiftableClock(Clock.systemUTC());
+            InterceptorSlot faultSlot = new InterceptorSlot();
+            InterceptorSlot pauseSlot = new InterceptorSlot();
+            // Last in the chain: the fault layer and the pause see the request a defective worker would have sent.
+            InterceptorSlot mutantSlot = new InterceptorSlot();
+            LocalPipeline.Options options = LocalPipeline.Options.defaults(workDir, clock).withFastRetries()
+                    .withDynamoInterceptors(List.of(faultSlot, pauseSlot, mutantSlot))
+                    .withEnv(CONFIG.toEnvironment());
+            LocalPipeline pipeline = LocalPipeline.start(options);
+            try {
+                pipeline.limitInvocationTime(INVOCATION_TIME);
+                return new Engines(clock, faultSlot, pauseSlot, mutantSlot, pipeline, new ProviderProxy(pipeline.provider().baseUrl()));
+            } catch (RuntimeException e) {
+                pipeline.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                proxy.close();
+            } finally {
+                pipeline.close();
+            }
+        }
+    }
+
     private ChaosReport campaign(List<Long> seeds, long seed, boolean replay) throws InterruptedException {
+        try (Engines engines = Engines.start(workDir)) {
+            return campaignOn(engines, mutant, seeds, seed, replay, dumpDir);
+        }
+    }
+
+    private ChaosReport campaignOn(Engines engines, Mutant mutant, List<Long> seeds, long seed, boolean replay, Path dumpDir)
+            throws InterruptedException {
         long started = System.nanoTime();
-        ShiftableClock clock = new ShiftableClock(Clock.systemUTC());
-        InterceptorSlot faultSlot = new InterceptorSlot();
-        InterceptorSlot pauseSlot = new InterceptorSlot();
-        LocalPipeline.Options options = LocalPipeline.Options.defaults(workDir, clock).withFastRetries()
-                .withDynamoInterceptors(List.of(faultSlot, pauseSlot))
-                .withEnv(CONFIG.toEnvironment())
-                .withDecisionFence(fenced ? FencedWriter.Fence.LEASE_CHECKED : FencedWriter.Fence.UNFENCED_NEGATIVE_CONTROL);
+        ShiftableClock clock = engines.clock();
+        LocalPipeline pipeline = engines.pipeline();
+        ProviderProxy proxy = engines.proxy();
         Map<String, Long> faults = new LinkedHashMap<>();
         Map<String, Long> violations = new LinkedHashMap<>();
         INVARIANTS.forEach(i -> violations.put(i, 0L));
@@ -158,71 +231,83 @@ public final class ChaosCampaign {
         long superseded = 0;
         long reruns = 0;
         long failedSchedules = 0;
+        long mutantEffects = 0;
         List<ChaosReport.Failure> errors = new ArrayList<>();
         SortedMap<String, List<String>> lastSequence = new TreeMap<>();
         int consecutiveErrors = 0;
-        try (LocalPipeline pipeline = LocalPipeline.start(options)) {
-            pipeline.limitInvocationTime(INVOCATION_TIME);
-            for (int i = 0; i < seeds.size(); i++) {
-                long scheduleStarted = System.nanoTime();
-                ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
-                // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
-                List<String> trace = Collections.synchronizedList(new ArrayList<>());
-                Outcome outcome;
-                try {
-                    outcome = runOne(pipeline, clock, faultSlot, pauseSlot, schedule, trace);
-                    consecutiveErrors = 0;
-                } catch (RuntimeException e) {
-                    // An engine or harness error is not a verdict on the protocol: reported with its seed, never counted as a pass.
-                    List<String> lines = new ArrayList<>(trace);
-                    lines.add("ERROR " + e);
-                    for (StackTraceElement frame : e.getStackTrace()) {
-                        if (frame.getClassName().startsWith("com.payments")) {
-                            lines.add("  at " + frame);
-                        }
+        pipeline.routeProviderThrough(mutant != null && mutant.providerSide() ? proxy.baseUrl() : null);
+        for (int i = 0; i < seeds.size(); i++) {
+            long scheduleStarted = System.nanoTime();
+            ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
+            // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
+            List<String> trace = Collections.synchronizedList(new ArrayList<>());
+            Outcome outcome;
+            try {
+                outcome = runOne(engines, mutant, schedule, trace,
+                        dumpDir == null ? null : dumpDir.resolve(dumpFolder(i + 1, schedule.seed())));
+                consecutiveErrors = 0;
+            } catch (RuntimeException e) {
+                // An engine or harness error is not a verdict on the protocol: reported with its seed, never counted as a pass.
+                List<String> lines = new ArrayList<>(trace);
+                lines.add("ERROR " + e);
+                for (StackTraceElement frame : e.getStackTrace()) {
+                    if (frame.getClassName().startsWith("com.payments")) {
+                        lines.add("  at " + frame);
                     }
-                    errors.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(), List.of("error: " + e), lines));
-                    console.accept(String.format("schedule %d/%d ERROR %s — %s", i + 1, seeds.size(), e, schedule.describe()));
-                    if (++consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
-                        throw new IllegalStateException(consecutiveErrors + " schedules in a row failed to run; the last: " + e, e);
-                    }
-                    continue;
                 }
-                durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
-                lastSequence = outcome.faultSequence();
-                outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
-                superseded += outcome.superseded();
-                reruns += outcome.reruns();
-                if (!outcome.violations().isEmpty()) {
-                    failedSchedules++;
-                    outcome.violations().forEach(v -> violations.merge(v.invariant(), 1L, Long::sum));
-                    failures.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(),
-                            outcome.violations().stream().map(v -> v.invariant() + ": " + v.detail()).toList(),
-                            List.copyOf(outcome.trace())));
+                errors.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(), List.of("error: " + e), lines));
+                console.accept(String.format("schedule %d/%d ERROR %s — %s", i + 1, seeds.size(), e, schedule.describe()));
+                if (++consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) {
+                    throw new IllegalStateException(consecutiveErrors + " schedules in a row failed to run; the last: " + e, e);
                 }
-                if (replay) {
-                    outcome.trace().forEach(line -> console.accept("  | " + line));
-                }
-                // One line per schedule with its own figures: a campaign stopped early can still be added up.
-                console.accept(String.format("schedule %d/%d %s in %d ms — %s; faults %s, superseded %d, reruns %d", i + 1, seeds.size(),
-                        outcome.violations().isEmpty() ? "ok" : "VIOLATIONS " + outcome.violations().stream().map(InvariantAudit.Violation::invariant).distinct().toList(),
-                        durations.getLast(), schedule.describe(), outcome.faults(), outcome.superseded(), outcome.reruns()));
+                continue;
             }
+            durations.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scheduleStarted));
+            lastSequence = outcome.faultSequence();
+            outcome.faults().forEach((k, v) -> faults.merge(k, v, Long::sum));
+            superseded += outcome.superseded();
+            reruns += outcome.reruns();
+            mutantEffects += outcome.mutantEffects();
+            if (!outcome.violations().isEmpty()) {
+                failedSchedules++;
+                outcome.violations().forEach(v -> violations.merge(v.invariant(), 1L, Long::sum));
+                failures.add(new ChaosReport.Failure(schedule.seed(), schedule.describe(),
+                        outcome.violations().stream().map(v -> v.invariant() + ": " + v.detail()).toList(),
+                        List.copyOf(outcome.trace())));
+            }
+            if (replay) {
+                outcome.trace().forEach(line -> console.accept("  | " + line));
+            }
+            // One line per schedule with its own figures: a campaign stopped early can still be added up.
+            console.accept(String.format("schedule %d/%d %s in %d ms — %s; faults %s, superseded %d, reruns %d", i + 1, seeds.size(),
+                    outcome.violations().isEmpty() ? "ok" : "VIOLATIONS " + outcome.violations().stream().map(InvariantAudit.Violation::invariant).distinct().toList(),
+                    durations.getLast(), schedule.describe(), outcome.faults(), outcome.superseded(), outcome.reruns()));
         }
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         List<Long> sorted = durations.stream().sorted().toList();
-        return new ChaosReport(seeds.size(), fenced, seed, wall, sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2), faults, superseded, reruns,
+        boolean fenced = mutant == null || !mutant.removesLeaseCheck();
+        return new ChaosReport(seeds.size(), fenced, mutant == null ? null : mutant.cliName(), mutantEffects, seed, wall, sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2), faults, superseded, reruns,
                 failedSchedules, violations, failures, errors, replay ? lastSequence : Map.of());
     }
 
     private record Outcome(Map<String, Long> faults, long superseded, long reruns, List<InvariantAudit.Violation> violations, List<String> trace,
-                           SortedMap<String, List<String>> faultSequence) {
+                           SortedMap<String, List<String>> faultSequence, long mutantEffects) {
     }
 
-    private Outcome runOne(LocalPipeline pipeline, ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot,
-                           ChaosSchedule s, List<String> trace) throws InterruptedException {
+    private Outcome runOne(Engines engines, Mutant mutant, ChaosSchedule s, List<String> trace, Path dump) throws InterruptedException {
+        LocalPipeline pipeline = engines.pipeline();
+        ShiftableClock clock = engines.clock();
+        InterceptorSlot faultSlot = engines.faultSlot();
+        InterceptorSlot pauseSlot = engines.pauseSlot();
+        InterceptorSlot mutantSlot = engines.mutantSlot();
+        ProviderProxy proxy = engines.proxy();
         clock.reset();
         pipeline.reset();
+        // The defect is the workers' own code: on for the whole schedule, the operator's completing reruns included.
+        MutantInterceptor defect = mutant == null || mutant.providerSide() ? null
+                : new MutantInterceptor(mutant, pipeline.tables(), pipeline.dynamo(), clock, trace::add);
+        mutantSlot.set(defect);
+        proxy.configure(mutant, trace::add);
         WindowId window = new WindowId(clock.instant().atZone(CONFIG.zone()).toLocalDate());
         ExecutionInput input = CONFIG.inputFor(window);
         new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
@@ -329,8 +414,18 @@ public final class ChaosCampaign {
                 dynamoFaults.effectsByStream().forEach((stream, effects) -> sequence.put("ddb " + stream, effects));
             }
             answered.forEach((op, list) -> sequence.put("provider " + op, list.stream().map(Fault::name).toList()));
-            return new Outcome(new LinkedHashMap<>(faults), superseded, reruns, found, List.copyOf(trace), sequence);
+            long mutantEffects = 0;
+            if (mutant != null) {
+                mutantEffects = (defect == null ? 0 : defect.effects()) + proxy.effects();
+                trace.add("mutant " + mutant.cliName() + " took effect " + mutantEffects + " times");
+            }
+            if (dump != null) {
+                StateDump.write(dump, StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()), pipeline.providerEffects());
+            }
+            return new Outcome(new LinkedHashMap<>(faults), superseded, reruns, found, List.copyOf(trace), sequence, mutantEffects);
         } finally {
+            mutantSlot.clear();
+            proxy.configure(null, line -> { });
             if (pause != null) {
                 pause.resume();
             }

@@ -8,8 +8,6 @@ import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.SimulatedProvider;
-import com.payments.reconciler.reconcile.FencedWriter;
-import com.payments.reconciler.reconcile.ReconcilePageHandler;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableCreator;
 import com.payments.reconciler.store.TableNames;
@@ -50,8 +48,7 @@ public final class LocalPipeline implements AutoCloseable {
      * @param hosting how the functions run: handler classes in this JVM, or the synthesised stack's functions in sandboxes
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
-                          ProviderFaults providerFaults, Map<String, String> env, FencedWriter.Fence decisionFence,
-                          Hosting hosting) {
+                          ProviderFaults providerFaults, Map<String, String> env, Hosting hosting) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
@@ -59,7 +56,7 @@ public final class LocalPipeline implements AutoCloseable {
 
         public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
                        ProviderFaults providerFaults, Map<String, String> env) {
-            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, FencedWriter.Fence.LEASE_CHECKED, Hosting.IN_PROCESS);
+            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, Hosting.IN_PROCESS);
         }
 
         public static Options defaults(Path workDir, Clock clock) {
@@ -67,31 +64,26 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         public Options withFastRetries() {
-            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, decisionFence, hosting);
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, hosting);
         }
 
         public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
-            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, decisionFence, hosting);
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, hosting);
         }
 
         public Options withProviderFaults(ProviderFaults faults) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, decisionFence, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, hosting);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> merged = new HashMap<>(env);
             merged.putAll(more);
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, decisionFence, hosting);
-        }
-
-        /** The chaos campaign's negative control: decisions without the lease check. */
-        public Options withDecisionFence(FencedWriter.Fence fence) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, fence, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, hosting);
         }
 
         /** The synthesised stack's functions in Lambda sandboxes, behind the enforcing front door (see {@link TemplateHosting}). */
         public Options withHosting(Hosting value) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, decisionFence, value);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, value);
         }
 
 
@@ -148,6 +140,8 @@ public final class LocalPipeline implements AutoCloseable {
     private final WriteLog writeLog;
     private String stateMachineArn;
     private String providerSecretArn;
+    /** Where the in-process handlers send provider calls, when not to the provider itself (the harness's proxy). */
+    private volatile URI providerFront;
 
     private LocalPipeline(Options options, LambdaService lambda, MotoServer moto, SimulatedProvider provider,
                           Optional<TemplateHosting> sandboxes) {
@@ -229,7 +223,7 @@ public final class LocalPipeline implements AutoCloseable {
         env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
         env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
-        env.put(EnvVars.PROVIDER_BASE_URL, provider.baseUrl().toString());
+        env.put(EnvVars.PROVIDER_BASE_URL, (providerFront != null ? providerFront : provider.baseUrl()).toString());
         env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);
         return env;
     }
@@ -243,8 +237,7 @@ public final class LocalPipeline implements AutoCloseable {
         LocalLambdaEndpoint inProcess = (LocalLambdaEndpoint) lambda;
         HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         for (LambdaFunction function : LambdaFunction.values()) {
-            boolean unfenced = function == LambdaFunction.RECONCILE_PAGE && options.decisionFence() != FencedWriter.Fence.LEASE_CHECKED;
-            inProcess.register(function, unfenced ? new ReconcilePageHandler(env, options.decisionFence()) : instantiate(function, env));
+                inProcess.register(function, instantiate(function, env));
         }
     }
 
@@ -259,6 +252,18 @@ public final class LocalPipeline implements AutoCloseable {
             throw new IllegalStateException("handler " + function.handlerClass() + " needs a public constructor taking "
                     + HandlerEnvironment.class.getSimpleName() + " and must implement RequestStreamHandler", e);
         }
+    }
+
+    /**
+     * Points the in-process handlers' provider calls at {@code front} (a harness proxy in front of {@link #provider()}),
+     * or back at the provider with null. Only between runs: the handlers are rebuilt.
+     */
+    public void routeProviderThrough(URI front) {
+        if (sandboxes.isPresent()) {
+            throw new IllegalStateException("the provider route is for in-process hosting only");
+        }
+        providerFront = front;
+        registerHandlers();
     }
 
     public String startExecution(String name, String input) {

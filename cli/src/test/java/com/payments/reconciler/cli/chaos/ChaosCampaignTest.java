@@ -84,6 +84,9 @@ class ChaosCampaignTest {
         ChaosReport r = unfenced.report();
         assertThat(unfenced.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.fenced()).isFalse();
+        // --unfenced is a row of the mutant table now, an interceptor in the harness rather than a switch in the handler.
+        assertThat(r.mutant()).isEqualTo(Mutant.NO_LEASE_CHECK.cliName());
+        assertThat(r.mutantEffects()).isPositive();
         // The negative control's stale workers race the new leader; an engine error there is reported, never hidden.
         assertThat(r.errors()).allSatisfy(e -> {
             assertThat(e.schedule()).startsWith("seed " + e.seed() + ": ");
