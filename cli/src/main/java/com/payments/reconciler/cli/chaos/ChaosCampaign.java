@@ -236,6 +236,7 @@ public final class ChaosCampaign {
         SortedMap<String, List<String>> lastSequence = new TreeMap<>();
         int consecutiveErrors = 0;
         pipeline.routeProviderThrough(mutant != null && mutant.providerSide() ? proxy.baseUrl() : null);
+        pipeline.provider().idempotent(mutant == null || !mutant.needsProviderWithoutIdempotency());
         for (int i = 0; i < seeds.size(); i++) {
             long scheduleStarted = System.nanoTime();
             ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
@@ -385,6 +386,11 @@ public final class ChaosCampaign {
             pipeline.hook(InvocationHook.NONE);
             long reruns = 0;
             InvariantAudit.Report complete = audit(pipeline, input, true);
+            // I4 as a night's promise: a run that ended SUCCEEDED has left nothing eligible behind, before any rerun.
+            if (followed.stream().anyMatch(f -> f.succeeded())) {
+                complete.violations().stream().filter(v -> v.invariant().equals("I4")).findFirst().ifPresent(v -> found.add(
+                        new InvariantAudit.Violation("I4", "a run ended SUCCEEDED and left the window incomplete: " + v.detail())));
+            }
             while (!complete.invariants().get("I4") && reruns < MAX_OPERATOR_RERUNS) {
                 long waited = awaitInProgressWindows(pipeline);
                 if (waited > 0) {

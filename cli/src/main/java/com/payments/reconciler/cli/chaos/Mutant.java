@@ -22,16 +22,16 @@ public enum Mutant {
     SETTLEMENT_CHECK_DROPPED("the Settlements ConditionCheck is stripped from release decisions and every settlement read returns nothing",
             "I3", true),
     DELIVERED_WITHOUT_PROVIDER_CALL("a proxy answers every release RELEASED without forwarding it: commands end DELIVERED, nothing was released",
-            "I4", false),
+            "I4", true),
     NEW_KEY_PER_RETRY("a proxy gives every retry of a release a new Idempotency-Key (operation id + attempt suffix)",
-            "I2", false),
+            "I2", true),
     LEASE_RESET_BY_PUT("each lease release is followed by a PutItem that overwrites the lease item with epoch 0",
-            "I5", false),
+            "I5", true),
     SKIP_OUTBOX_PUT("the outbox Put is stripped from release decisions: authorisations become RELEASE_REQUESTED with no command",
             "I4", true),
     DROP_REST_OF_CANCELLED_BATCH("after a decision batch is cancelled by one item's condition, the retry of the rest is answered as committed "
             + "without being applied (a settlement is made to land inside the first batch of each schedule, so a cancellation happens)",
-            "I4", false);
+            "I4", true);
 
     private final String description;
     private final String invariant;
@@ -69,6 +69,15 @@ public enum Mutant {
     /** Whether the defect is in front of the provider (an HTTP proxy) rather than in the DynamoDB requests. */
     public boolean providerSide() {
         return this == DELIVERED_WITHOUT_PROVIDER_CALL || this == NEW_KEY_PER_RETRY;
+    }
+
+    /**
+     * Whether the row runs against a provider that does not de-duplicate: a defect that sends one release under
+     * two keys is then a second release the provider's record shows (I2 decided per hold, issue 16.2), instead of
+     * the provider's own 409 hiding it.
+     */
+    public boolean needsProviderWithoutIdempotency() {
+        return this == NEW_KEY_PER_RETRY;
     }
 
     public static Mutant fromCliName(String name) {

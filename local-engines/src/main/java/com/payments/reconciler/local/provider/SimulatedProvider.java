@@ -107,7 +107,8 @@ public final class SimulatedProvider implements AutoCloseable {
     private final Set<String> unknownHolds;
     private final Sleeper sleeper;
     private final Clock clock;
-    private final boolean idempotent;
+    /** The builder's choice; {@link #idempotent(boolean)} changes it for a run (a harness's mutant row). */
+    private volatile boolean idempotent;
     /** Every release performed, in the order performed, whichever key it came under: the record of effects per hold. */
     private final ConcurrentLinkedQueue<PerformedRelease> performedReleases = new ConcurrentLinkedQueue<>();
 
@@ -242,6 +243,14 @@ public final class SimulatedProvider implements AutoCloseable {
     }
 
     /** Forgets every key, effect, forced fault and gate (parked requests are let go). */
+    /**
+     * Whether repeats are answered from the key's record ({@code true}) or every valid request releases again
+     * ({@code false}, see {@link Builder#idempotent}), from now on.
+     */
+    public void idempotent(boolean value) {
+        this.idempotent = value;
+    }
+
     public void reset() {
         openAllGates();
         gates.clear();
