@@ -1,6 +1,7 @@
 package com.payments.reconciler.cli;
 
 import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.workflow.Timing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.cli.local.StateMachineDeployer;
 import com.payments.reconciler.cli.bench.NaiveDesign;
@@ -75,6 +76,8 @@ class BenchCommandTest {
                 FencedWriter.MARKS_PER_TRANSACTION).isBetween(ceil(released, FencedWriter.MARKS_PER_TRANSACTION),
                 ceil(released, FencedWriter.MARKS_PER_TRANSACTION) + SHARDS);
         assertThat(requests.path("idempotency records").asLong()).as("Powertools: in-progress record, then completed").isEqualTo(2 * released);
+        assertThat(requests.path("delivery settlement reads").asLong()).as("one re-read per round of %d slots, just before its calls",
+                Timing.DELIVERY_PARALLELISM).isBetween(ceil(released, Timing.DELIVERY_PARALLELISM), released);
         assertThat(requests.path("candidate query pages").asLong()).isGreaterThanOrEqualTo(SHARDS);
         assertThat(requests.path("other").asLong()).as("StartWindow's Step Functions calls are not DynamoDB requests").isZero();
         long total = 0;

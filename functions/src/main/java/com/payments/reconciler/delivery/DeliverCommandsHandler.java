@@ -222,15 +222,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             while (canStart()) {
                 PendingCommands.Page page = commands.page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
                 page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
-                for (PendingCommand command : page.commands()) {
-                    if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
-                        markAnswered();
-                    }
-                    if (!acquireSlot()) {
-                        return false;
-                    }
-                    if (!canStart() || !start(workers, command)) {
-                        slots.release();
+                List<PendingCommand> read = page.commands();
+                for (int from = 0; from < read.size(); from += parallelism) {
+                    if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + parallelism)))) {
                         return false;
                     }
                 }
@@ -264,31 +258,76 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         }
 
         /**
-         * Whether {@code command} ends here without a provider request, decided on its delivery thread just before
-         * that request (issues 15.2, 15.3): its authorisation's settlement read then, strongly consistent, and its
-         * age. One that ends is queued as a mark like an answer — unless an earlier attempt already has the
-         * provider's answer recorded, which is then what the command is marked with (it was sent, and answered).
+         * One round of up to {@link #parallelism} commands (issues 15.2, 15.3). The slots are taken first and the
+         * round's settlements read after (one strongly consistent BatchGetItem), so the read is no older than the
+         * calls it guards take to start; then each command is sent, or ends here. False once the call may start no more.
          */
-        private boolean endsUnsent(PendingCommand command) {
-            Map<String, Optional<Instant>> settled = settlements.settlementsOf(List.of(command.authorisationId()));
-            DeliveryRecord.Result unsent = switch (DeliveryDecision.decide(command, settled, clock.instant())) {
-                case DeliveryDecision.Deliver deliver -> null;
-                case DeliveryDecision.CancelSettled cancel -> new DeliveryRecord.Result.CancelledSettled(cancel.settledAt());
-                case DeliveryDecision.Escalate escalate -> new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard());
-            };
-            if (unsent == null) {
+        private boolean dispatchRound(ExecutorService workers, List<PendingCommand> round) {
+            if (!canStart()) {
                 return false;
             }
-            Optional<ProviderResult.Final> answeredBefore = guard.recorded(GuardedOperation.of(command), ProviderResult.Final.class);
-            if (answeredBefore.isPresent()) {
-                LOG.info("{} was answered by the provider in an earlier attempt; recording that answer", command.operationId());
-                answered.add(new DeliveryMark(command.operationId(), recordOf(answeredBefore.get()), 0));
-            } else {
-                LOG.warn("not sending {}: {}", command.operationId(), unsent instanceof DeliveryRecord.Result.Escalated escalated
-                        ? escalated.reason() : "its authorisation settled at " + ((DeliveryRecord.Result.CancelledSettled) unsent).settledAt());
-                answered.add(new DeliveryMark(command.operationId(), unsent, 0));
+            if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
+                markAnswered();
+            }
+            int held = 0;
+            while (held < round.size()) {
+                if (!acquireSlot()) {
+                    slots.release(held);
+                    return false;
+                }
+                held++;
+            }
+            List<PendingCommand> send;
+            try {
+                send = canStart() ? sendable(round) : null;
+            } catch (RuntimeException e) {
+                slots.release(held);
+                throw e;
+            }
+            if (send == null) {
+                slots.release(held);
+                return false;
+            }
+            slots.release(held - send.size());
+            for (int k = 0; k < send.size(); k++) {
+                if (!start(workers, send.get(k))) {
+                    slots.release(send.size() - k);
+                    return false;
+                }
             }
             return true;
+        }
+
+        /**
+         * The commands of {@code round} to send now. The others end here, queued as marks like answers: settled ones
+         * CANCELLED_SETTLED, those past automatic delivery ESCALATED — unless an earlier attempt already has the
+         * provider's answer recorded, which is then what the command is marked with (it was sent, and answered).
+         */
+        private List<PendingCommand> sendable(List<PendingCommand> round) {
+            Map<String, Optional<Instant>> settled = settlements.settlementsOf(round.stream().map(PendingCommand::authorisationId).toList());
+            Instant now = clock.instant();
+            List<PendingCommand> send = new ArrayList<>(round.size());
+            for (PendingCommand command : round) {
+                DeliveryRecord.Result unsent = switch (DeliveryDecision.decide(command, settled, now)) {
+                    case DeliveryDecision.Deliver deliver -> null;
+                    case DeliveryDecision.CancelSettled cancel -> new DeliveryRecord.Result.CancelledSettled(cancel.settledAt());
+                    case DeliveryDecision.Escalate escalate -> new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard());
+                };
+                if (unsent == null) {
+                    send.add(command);
+                    continue;
+                }
+                Optional<ProviderResult.Final> answeredBefore = guard.recorded(GuardedOperation.of(command), ProviderResult.Final.class);
+                if (answeredBefore.isPresent()) {
+                    LOG.info("{} was answered by the provider in an earlier attempt; recording that answer", command.operationId());
+                    answered.add(new DeliveryMark(command.operationId(), recordOf(answeredBefore.get()), 0));
+                } else {
+                    LOG.warn("not sending {}: {}", command.operationId(), unsent instanceof DeliveryRecord.Result.Escalated escalated
+                            ? escalated.reason() : "its authorisation settled at " + ((DeliveryRecord.Result.CancelledSettled) unsent).settledAt());
+                    answered.add(new DeliveryMark(command.operationId(), unsent, 0));
+                }
+            }
+            return send;
         }
 
         private static DeliveryRecord.Result recordOf(ProviderResult.Final result) {
@@ -355,7 +394,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             MDC.put("operationId", command.operationId());
             AtomicInteger calls = new AtomicInteger();
             try {
-                if (failures.halted() || endsUnsent(command)) {
+                if (failures.halted()) {
                     return;
                 }
                 ProviderResult.Final result;

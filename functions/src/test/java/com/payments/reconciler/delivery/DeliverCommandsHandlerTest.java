@@ -492,11 +492,17 @@ class DeliverCommandsHandlerTest {
         assertThat(failure).isInstanceOf(DynamoDbException.class);
         assertThat(((DynamoDbException) failure).awsErrorDetails().errorCode()).isEqualTo("AccessDeniedException");
         assertThat(renewals).hasValueGreaterThanOrEqualTo(5);
-        assertThat(w.status(ops.get(0))).as("the delivery in flight was marked").isEqualTo(ReleaseCommands.STATUS_DELIVERED);
-        assertThat(ops.subList(1, 3)).as("no delivery started after the failed renewal").allSatisfy(op -> {
-            assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING);
-            assertThat(w.provider.effect(op).requests()).isZero();
+        // Slots are taken a round at a time, so the refusal meets the round before any of its calls: whatever was sent
+        // before it was marked, and nothing was sent after it.
+        assertThat(ops).as("sent and marked, or not sent at all").allSatisfy(op -> {
+            if (w.provider.effect(op).requests() == 0) {
+                assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING);
+            } else {
+                assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+            }
         });
+        assertThat(ops.stream().filter(op -> w.provider.effect(op).requests() == 0)).as("no delivery started after the failed renewal")
+                .isNotEmpty();
     }
 
     /** A clock that moves {@code step} forward at every reading. */

@@ -95,6 +95,9 @@ public final class RequestLedger implements ExecutionInterceptor {
     private Purpose purposeOf(SdkRequest request) {
         return switch (request) {
             case QueryRequest q when q.tableName().equals(tables.authorisations()) -> Purpose.CANDIDATE_PAGES;
+            // Delivery's re-read is the strongly consistent one; the page's pre-read is a hint and eventually consistent.
+            case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements())
+                    && Boolean.TRUE.equals(b.requestItems().get(tables.settlements()).consistentRead()) -> Purpose.DELIVERY_SETTLEMENT_READS;
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements()) -> Purpose.SETTLEMENT_READS;
             case QueryRequest q when q.tableName().equals(tables.releaseCommands()) -> Purpose.DELIVERY_PAGES;
             case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) -> Purpose.RELEASE_TRANSACTIONS;
