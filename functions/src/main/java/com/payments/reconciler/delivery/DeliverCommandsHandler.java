@@ -1,6 +1,5 @@
 package com.payments.reconciler.delivery;
 
-import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
@@ -20,6 +19,7 @@ import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.LeaseLost;
 import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.workflow.ProviderUnavailable;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
@@ -308,22 +308,28 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             Instant now = clock.instant();
             List<PendingCommand> send = new ArrayList<>(round.size());
             for (PendingCommand command : round) {
-                DeliveryRecord.Result unsent = switch (DeliveryDecision.decide(command, settled, now)) {
-                    case DeliveryDecision.Deliver deliver -> null;
-                    case DeliveryDecision.CancelSettled cancel -> new DeliveryRecord.Result.CancelledSettled(cancel.settledAt());
-                    case DeliveryDecision.Escalate escalate -> new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard());
-                };
-                if (unsent == null) {
-                    send.add(command);
-                    continue;
+                DeliveryRecord.Result unsent;
+                String why;
+                switch (DeliveryDecision.decide(command, settled, now)) {
+                    case DeliveryDecision.Deliver deliver -> {
+                        send.add(command);
+                        continue;
+                    }
+                    case DeliveryDecision.CancelSettled cancel -> {
+                        unsent = new DeliveryRecord.Result.CancelledSettled(cancel.settledAt());
+                        why = "its authorisation settled at " + cancel.settledAt();
+                    }
+                    case DeliveryDecision.Escalate escalate -> {
+                        unsent = new DeliveryRecord.Result.Escalated(escalate.reason(), request.shard());
+                        why = escalate.reason();
+                    }
                 }
                 Optional<ProviderResult.Final> answeredBefore = guard.recorded(GuardedOperation.of(command), ProviderResult.Final.class);
                 if (answeredBefore.isPresent()) {
                     LOG.info("{} was answered by the provider in an earlier attempt; recording that answer", command.operationId());
                     answered.add(new DeliveryMark(command.operationId(), recordOf(answeredBefore.get()), 0));
                 } else {
-                    LOG.warn("not sending {}: {}", command.operationId(), unsent instanceof DeliveryRecord.Result.Escalated escalated
-                            ? escalated.reason() : "its authorisation settled at " + ((DeliveryRecord.Result.CancelledSettled) unsent).settledAt());
+                    LOG.warn("not sending {}: {}", command.operationId(), why);
                     answered.add(new DeliveryMark(command.operationId(), unsent, 0));
                 }
             }

@@ -1,9 +1,9 @@
 package com.payments.reconciler.delivery;
 
-import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.workflow.Timing;
 
 import java.io.IOException;

@@ -278,12 +278,14 @@ public final class FencedWriter {
             case DeliveryRecord.Result.Delivered d -> {
                 expression = RECORD_DELIVERY;
                 status = ReleaseCommands.STATUS_DELIVERED;
+                values.put(":attempts", n(mark.attempts()));
                 detailAttribute = ReleaseCommands.PROVIDER_REFERENCE;
                 detail = d.providerReference();
             }
             case DeliveryRecord.Result.Rejected r -> {
                 expression = RECORD_DELIVERY;
                 status = ReleaseCommands.STATUS_REJECTED;
+                values.put(":attempts", n(mark.attempts()));
                 detailAttribute = ReleaseCommands.REJECTION_REASON;
                 detail = r.code() + ": " + r.reason();
             }
@@ -300,6 +302,7 @@ public final class FencedWriter {
                 detailAttribute = ReleaseCommands.END_REASON;
                 detail = q.answer();
                 values.put(":shard", n(q.shard()));
+                values.put(":attempts", n(mark.attempts()));
             }
             case DeliveryRecord.Result.Escalated e -> {
                 expression = PARK;
@@ -307,13 +310,11 @@ public final class FencedWriter {
                 detailAttribute = ReleaseCommands.END_REASON;
                 detail = e.reason();
                 values.put(":shard", n(e.shard()));
+                values.put(":attempts", n(mark.attempts()));
             }
         }
         values.put(":final", s(status));
         values.put(":detail", s(detail));
-        if (expression.contains(":attempts")) {
-            values.put(":attempts", n(mark.attempts()));
-        }
         return TransactWriteItem.builder().update(Update.builder()
                 .tableName(tables.releaseCommands())
                 .key(Map.of(ReleaseCommands.OPERATION_ID, s(mark.operationId())))

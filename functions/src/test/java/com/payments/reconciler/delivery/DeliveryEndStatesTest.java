@@ -1,6 +1,5 @@
 package com.payments.reconciler.delivery;
 
-import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.reconcile.DeliveryMark;
@@ -8,6 +7,7 @@ import com.payments.reconciler.reconcile.DeliveryRecord;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

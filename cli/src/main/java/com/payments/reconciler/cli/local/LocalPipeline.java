@@ -336,8 +336,13 @@ public final class LocalPipeline implements AutoCloseable {
 
     /** The provider's effect log, each operation with the times it was performed, as the auditor reads it. */
     public List<com.payments.reconciler.audit.ProviderEffect> providerEffects() {
+        // Grouped once: a night has one entry per operation, and looking each up in the release log would be quadratic.
+        Map<String, List<Long>> performedAt = provider.releases().stream().collect(java.util.stream.Collectors.groupingBy(
+                com.payments.reconciler.local.provider.PerformedRelease::operationId,
+                java.util.stream.Collectors.mapping(com.payments.reconciler.local.provider.PerformedRelease::performedAt,
+                        java.util.stream.Collectors.toList())));
         return provider.effects().stream().map(e -> new com.payments.reconciler.audit.ProviderEffect(e.operationId(),
-                e.authorisationId(), e.performed(), e.requests(), provider.performedAt(e.operationId()))).toList();
+                e.authorisationId(), e.performed(), e.requests(), performedAt.getOrDefault(e.operationId(), List.of()))).toList();
     }
 
     public SimulatedProvider provider() {

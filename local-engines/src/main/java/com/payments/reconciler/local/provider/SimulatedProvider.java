@@ -130,8 +130,6 @@ public final class SimulatedProvider implements AutoCloseable {
     private static final class Counter {
         final String authorisationId;
         final AtomicInteger performed = new AtomicInteger();
-        /** When each release was performed (epoch ms, the provider's clock). */
-        final ConcurrentLinkedQueue<Long> performedAt = new ConcurrentLinkedQueue<>();
         final AtomicInteger requests = new AtomicInteger();
 
         Counter(String authorisationId) {
@@ -217,8 +215,7 @@ public final class SimulatedProvider implements AutoCloseable {
 
     /** When each release under {@code operationId} was performed, in epoch ms of the provider's clock, in order. */
     public List<Long> performedAt(String operationId) {
-        Counter counter = effects.get(operationId);
-        return counter == null ? List.of() : List.copyOf(counter.performedAt);
+        return performedReleases.stream().filter(r -> r.operationId().equals(operationId)).map(PerformedRelease::performedAt).toList();
     }
 
     public ProviderEffect effect(String operationId) {
@@ -400,7 +397,6 @@ public final class SimulatedProvider implements AutoCloseable {
     private Recorded release(String key, String authorisationId, JsonNode request, Counter counter) {
         long at = clock.millis();
         counter.performed.incrementAndGet();
-        counter.performedAt.add(at);
         performedReleases.add(new PerformedRelease(authorisationId, key, at));
         ObjectNode released = JSON.createObjectNode()
                 .put("operationId", key)
