@@ -110,6 +110,7 @@ public final class ProcessLambdaService implements LambdaService {
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final String javaExecutable;
     private final List<Path> runtimeClasspath;
+    private final Path nativeLibrary;
     private final HttpServer server;
     private final Thread shutdownHook = new Thread(this::close, "lambda-sandboxes-shutdown");
 
@@ -118,6 +119,7 @@ public final class ProcessLambdaService implements LambdaService {
         this.javaExecutable = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         this.runtimeClasspath = FunctionCode.runtimeClientJars();
+        this.nativeLibrary = RuntimeNativeLibrary.unpack(runtimeClasspath, config.workDir().resolve("lambda-runtime-native"));
         Files.createDirectories(config.workDir().resolve("sandboxes"));
         this.credentials = new ContainerCredentialsEndpoint(new SecureRandom(), Clock.systemUTC());
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
@@ -292,6 +294,7 @@ public final class ProcessLambdaService implements LambdaService {
                 "-Dorg.crac.Core.Compat=com.amazonaws.services.lambda.crac",
                 "-Djava.net.preferIPv4Stack=true",
                 "-XX:+ErrorFileToStderr",
+                "-D" + RuntimeNativeLibrary.PROPERTY + "=" + nativeLibrary,
                 "-classpath", String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()),
                 RUNTIME_MAIN,
                 spec.handler());

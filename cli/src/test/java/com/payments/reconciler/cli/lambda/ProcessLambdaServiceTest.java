@@ -209,6 +209,30 @@ class ProcessLambdaServiceTest {
         assertThat(service.sandboxes("Sleepy")).extracting(SandboxInfo::id).containsExactly("Sleepy-2");
     }
 
+    /**
+     * Lambda gives each execution environment its own {@code /tmp}; the runtime client unpacks its native
+     * library to {@code /tmp/.libaws-lambda-jni.so} (replacing it) unless told where one is. Sandboxes sharing
+     * the machine's {@code /tmp} then race: one deletes and rewrites the file while another loads it, that one
+     * loads a truncated library and exits ({@code Failed to load the native runtime interface client
+     * library}), which is how two concurrent cold starts sometimes left one invocation unanswered.
+     */
+    @Test
+    void eachSandboxLoadsTheRuntimeClientsNativeLibraryFromTheServicesOwnCopyNeverTheSharedTmp() throws Exception {
+        Path maps = Path.of("/proc/self/maps");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(maps), "needs Linux /proc to see what a process mapped");
+        long pid = lambda.invoke("Echo", "{}").json().get("pid").asLong();
+
+        List<String> mapped = Files.readAllLines(Path.of("/proc/" + pid + "/maps")).stream()
+                .filter(line -> line.contains("libaws-lambda-jni"))
+                .map(line -> line.substring(line.indexOf('/')))
+                .distinct().toList();
+
+        assertThat(mapped).as("the runtime client's native library, as the sandbox mapped it").hasSize(1);
+        assertThat(Path.of(mapped.getFirst())).as("never the machine-wide /tmp copy another sandbox may be rewriting")
+                .isNotEqualTo(Path.of("/tmp/.libaws-lambda-jni.so"))
+                .startsWith(workDir);
+    }
+
     @Test
     void concurrentInvocationsScaleOutToOneSandboxEachAndAreThrottledBeyondTheCap() throws Exception {
         try (ServerSocket gate = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
