@@ -22,5 +22,12 @@ public final class Metrics {
     public static final String DELIVERY_QUARANTINED = "DeliveryQuarantined";
     /** Commands parked because they outlived automatic delivery (issue 15.3): alarmed on. */
     public static final String DELIVERY_ESCALATED = "DeliveryEscalated";
+    /**
+     * PENDING commands a shard's delivery left for the next run because the night's budget could not fit them
+     * at the provider's quota (issue 17): alarmed on; the night still ends SUCCEEDED.
+     */
+    public static final String BACKLOG_LEFT = "BacklogLeft";
+    /** Provider answers 429/503 (throttling) delivery met; their Retry-After was honoured. */
+    public static final String PROVIDER_THROTTLED = "ProviderThrottled";
     public static final String SUPERSEDED_RUNS = "SupersededRuns";
 }

@@ -92,6 +92,29 @@ public final class Timing {
     /** Concurrent provider calls inside one DeliverCommands invocation. */
     public static final int DELIVERY_PARALLELISM = 8;
 
+    /**
+     * The delivery Map's {@code MaxConcurrency} in the ASL (checked by {@code TimingBudgetTest}): at most this
+     * many DeliverCommands calls of one execution run at once, which is what the provider quota is split by.
+     */
+    public static final int DELIVERY_MAP_CONCURRENCY = 4;
+
+    /**
+     * What a night keeps at the end of its execution budget ({@link #EXECUTION_TIMEOUT} from its start) after
+     * the last delivery is started: that call with its provider-unavailable retries, then ReleaseLease with its
+     * retries. Delivery plans to finish before it and leaves the rest PENDING (issue 17), so a night with more
+     * work than fits ends SUCCEEDED with a backlog instead of timing out. {@code TimingBudgetTest} checks it.
+     */
+    public static final Duration DELIVERY_FINISH_RESERVE = Duration.ofMinutes(45);
+
+    /**
+     * A shard throttled this long without one answer in between is treated as a provider that is down: the
+     * call ends {@code ProviderUnavailable} (the workflow's bounded retries, keys intact), not a night of waiting.
+     */
+    public static final Duration THROTTLED_WITHOUT_PROGRESS_LIMIT = Duration.ofMinutes(15);
+
+    /** The pause after a throttling answer that names no {@code Retry-After}. */
+    public static final Duration THROTTLE_DEFAULT_PAUSE = Duration.ofSeconds(1);
+
     public static long taskTimeoutSeconds(Duration lambdaTimeout) {
         return lambdaTimeout.plus(TASK_TIMEOUT_SLACK).toSeconds();
     }
