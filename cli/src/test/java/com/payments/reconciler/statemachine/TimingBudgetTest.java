@@ -172,6 +172,37 @@ class TimingBudgetTest {
     }
 
     /** FULL jitter waits a uniform draw from [0, delay]; only unjittered waits are guaranteed. */
+    /** Issue 17: the quota is split by the calls that can run at once, which is the delivery Map's MaxConcurrency. */
+    @Test
+    void theDeliveryMapRunsAtMostAsManyCallsAsTheQuotaIsSplitBy() {
+        JsonNode map = asl.root.path("States").path("DeliverReleases");
+        assertThat(map.path("Type").asText()).isEqualTo("Map");
+        assertThat(map.path("MaxConcurrency").asInt()).isEqualTo(Timing.DELIVERY_MAP_CONCURRENCY);
+    }
+
+    /**
+     * Issue 17: delivery plans to stop DELIVERY_FINISH_RESERVE before the execution's timeout; what may still run after
+     * the last call starts (that call, its provider-unavailable retries, and ReleaseLease with its longest retrier)
+     * must fit in the reserve, or a night with a backlog could still time out.
+     */
+    @Test
+    void theFinishReserveCoversTheLastDeliveryCallAndReleasingTheLease() {
+        Asl.Located deliver = asl.tasks().stream().filter(t -> Asl.functionOf(t) == LambdaFunction.DELIVER_COMMANDS).findFirst().orElseThrow();
+        long deliverTimeout = deliver.state().path("TimeoutSeconds").asLong();
+        JsonNode unavailable = Asl.list(deliver.state().path("Retry")).stream()
+                .filter(r -> Asl.names(r).contains(ErrorNames.PROVIDER_UNAVAILABLE)).findFirst().orElseThrow();
+        long lastDelivery = deliverTimeout + horizonSeconds(unavailable, deliverTimeout);
+        Asl.Located release = asl.tasks().stream().filter(t -> Asl.functionOf(t) == LambdaFunction.RELEASE_LEASE).findFirst().orElseThrow();
+        long releaseTimeout = release.state().path("TimeoutSeconds").asLong();
+        long releasing = releaseTimeout + Asl.list(release.state().path("Retry")).stream()
+                .mapToLong(r -> horizonSeconds(r, releaseTimeout)).max().orElse(0);
+        System.out.printf("after the last delivery starts: %d s + %d s; reserve %d s%n", lastDelivery, releasing,
+                Timing.DELIVERY_FINISH_RESERVE.toSeconds());
+        assertThat(Duration.ofSeconds(lastDelivery + releasing)).isLessThanOrEqualTo(Timing.DELIVERY_FINISH_RESERVE);
+        assertThat(Timing.DELIVERY_FINISH_RESERVE).as("and the reserve leaves most of the budget to delivery")
+                .isLessThan(Timing.EXECUTION_TIMEOUT.dividedBy(4));
+    }
+
     private static long minimumTotalWaitSeconds(JsonNode retrier) {
         return "FULL".equals(retrier.path("JitterStrategy").asText("NONE")) ? 0 : totalWaitSeconds(retrier);
     }

@@ -20,6 +20,7 @@ import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.LeaseLost;
 import com.payments.reconciler.workflow.Metrics;
 import com.payments.reconciler.workflow.ProviderContractViolation;
+import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ProviderUnavailable;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
@@ -99,6 +100,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     private final EmfMetrics metrics;
     private final Clock clock;
     private final int parallelism;
+    private final DeliveryPacing pacing;
 
     public DeliverCommandsHandler() {
         this(HandlerEnvironment.fromSystem());
@@ -115,16 +117,16 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 new FencedWriter(dynamo, tables, Backoff.standard()),
                 new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
                 PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
-                HttpProviderClient.create(providerUrl(env), ProviderCredentials.fromEnvironment(env)),
+                HttpProviderClient.create(providerUrl(env), ProviderCredentials.fromEnvironment(env), env.clock()),
                 Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
-                env.clock(), Timing.DELIVERY_PARALLELISM);
+                env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)));
     }
 
     public DeliverCommandsHandler(PendingCommands commands, SettlementCheck settlements, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
-                                  int parallelism) {
+                                  int parallelism, DeliveryPacing pacing) {
         super(DeliveryRequest.class);
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be at least 1, was " + parallelism);
@@ -139,6 +141,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         this.metrics = metrics;
         this.clock = clock;
         this.parallelism = parallelism;
+        this.pacing = pacing;
     }
 
     @Override
@@ -159,7 +162,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         private final Deadline deadline;
         /** The handler's writer bound to this invocation: its request tokens are this attempt's own. */
         private final FencedWriter writer;
-        private final Semaphore slots = new Semaphore(parallelism);
+        /** This call's part of the night's provider quota (issue 17): its rate, and its concurrency as the slots. */
+        private final ProviderQuota.Share share;
+        private final Semaphore slots;
         /** The deliveries started and not finished, apart from the slots: waiting for them cannot hang on a slot. */
         private final Phaser inFlight = new Phaser(1);
         private final DeliveryFailures failures = new DeliveryFailures();
@@ -171,6 +176,11 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         /** Answers outside the contract so far in this call, recorded or not: the limit's count. */
         private final AtomicInteger violations = new AtomicInteger();
         private final AtomicLong attempts = new AtomicLong();
+        private final AtomicLong throttledAnswers = new AtomicLong();
+        /** A command could not be sent inside this call (a Retry-After past its deadline): it stays PENDING, the shard goes on. */
+        private volatile boolean deferred;
+        private ShardPlan plan;
+        private SendingRate rate;
         /** Final answers waiting to be marked on their commands; the coordinating thread marks them. */
         private final Queue<DeliveryMark> answered = new LinkedBlockingQueue<>();   // size() is O(1): read per command
         private Instant lastRenewal;
@@ -183,14 +193,18 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             this.logContext = logContext;
             this.deadline = Deadline.of(context);
             this.writer = DeliverCommandsHandler.this.writer.forInvocation(context);
+            this.share = pacing.quota().share(Math.min(request.window().shards(), Timing.DELIVERY_MAP_CONCURRENCY));
+            this.slots = new Semaphore(Math.min(parallelism, share.maxConcurrentRequests()));
         }
 
         DeliveryBatch deliver() {
             renew();
             if (request.window().dryRun()) {
                 LOG.info("dry run: nothing was commanded, nothing to deliver");
-                return new DeliveryBatch(false, request.batch().totals().plus(new DeliveryTotals(1, 0, 0, 0)));
+                return new DeliveryBatch(false, request.batch().totals().plus(new DeliveryTotals(1, 0, 0, 0)), ShardPlan.unplanned());
             }
+            plan = request.batch().plan() != null ? request.batch().plan() : planShard();
+            rate = new SendingRate(share, clock, Instant.ofEpochMilli(plan.resumeAt()), plan.throttledSinceAnswerMillis());
             boolean exhausted = false;
             try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
                 try {
@@ -204,16 +218,60 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 markAnswered();
             }
             DeliveryTotals call = new DeliveryTotals(1, delivered.get(), rejected.get(), attempts.get(),
-                    cancelledSettled.get(), quarantined.get(), escalated.get());
+                    cancelledSettled.get(), quarantined.get(), escalated.get(), 0, throttledAnswers.get(), rate.throttledMillis());
+            boolean more = failures.count() > 0 || deferred || !(exhausted || planSpent(call));
+            if (!more) {
+                call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, commands.count(request.shard()), 0, 0));
+            }
             metrics.count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
                     Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_QUARANTINED, call.quarantined(),
-                    Metrics.DELIVERY_ESCALATED, call.escalated()));
+                    Metrics.DELIVERY_ESCALATED, call.escalated(), Metrics.BACKLOG_LEFT, call.backlogLeft(),
+                    Metrics.PROVIDER_THROTTLED, call.throttledAnswers()));
             LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} quarantined, "
                             + "{} escalated, {} provider requests, {} failures, shard read to the end {}",
                     started, call.delivered(), call.rejected(), call.cancelledSettled(), call.quarantined(), call.escalated(),
                     call.attempts(), failures.count(), exhausted);
             failures.throwIfAny();
-            return new DeliveryBatch(!exhausted, request.batch().totals().plus(call));
+            if (!more && call.backlogLeft() > 0) {
+                LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",
+                        request.shard(), call.backlogLeft(), plan.backlog(), plan.allotment());
+            }
+            return new DeliveryBatch(more, request.batch().totals().plus(call),
+                    plan.withPacing(rate.pausedUntil(), rate.throttledSinceAnswerMillis()));
+        }
+
+        /**
+         * The shard's plan, at its first call (issue 17): its backlog against what its share of the quota sends before
+         * the night's delivery budget ends. A backlog that does not fit is delivered oldest first up to what fits.
+         */
+        private ShardPlan planShard() {
+            Optional<Instant> started = request.executionStart();
+            if (started.isEmpty()) {
+                return ShardPlan.unplanned();
+            }
+            long backlog = commands.count(request.shard());
+            ShardPlan made = ShardPlan.plan(backlog, share, clock.instant(), ShardPlan.deliverUntil(started.get()));
+            if (made.fitsAll()) {
+                LOG.info("shard plan: {} commands pending, all fit at {} requests/s before {}", backlog,
+                        share.requestsPerSecond(), Instant.ofEpochMilli(made.deliverUntil()));
+            } else {
+                LOG.warn("shard plan: {} commands pending, {} fit at {} requests/s before {}; the rest wait for the next run",
+                        backlog, made.allotment(), share.requestsPerSecond(), Instant.ofEpochMilli(made.deliverUntil()));
+            }
+            return made;
+        }
+
+        /** Whether this shard has ended as many commands as its plan allows tonight, or its budget is over. */
+        private boolean planSpent(DeliveryTotals call) {
+            return request.batch().totals().ended() + call.ended() >= plan.allotment() || plan.budgetPassed(clock.instant());
+        }
+
+        /** Commands this call may still start under the plan. */
+        private long allowedToStart() {
+            if (plan.budgetPassed(clock.instant())) {
+                return 0;
+            }
+            return Math.max(0, plan.allotment() - request.batch().totals().ended() - started);
         }
 
         /** Returns whether every pending command of the shard was started. */
@@ -262,9 +320,16 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
          * round's settlements read after (one strongly consistent BatchGetItem), so the read is no older than the
          * calls it guards take to start; then each command is sent, or ends here. False once the call may start no more.
          */
-        private boolean dispatchRound(ExecutorService workers, List<PendingCommand> round) {
+        private boolean dispatchRound(ExecutorService workers, List<PendingCommand> whole) {
             if (!canStart()) {
                 return false;
+            }
+            List<PendingCommand> round = whole.subList(0, (int) Math.min(whole.size(), allowedToStart()));
+            if (round.size() < whole.size()) {
+                LOG.info("shard {} reached its plan for tonight ({} commands)", request.shard(), plan.allotment());
+                if (round.isEmpty()) {
+                    return false;
+                }
             }
             if (answered.size() >= FencedWriter.MARKS_PER_TRANSACTION) {
                 markAnswered();
@@ -344,7 +409,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         }
 
         private boolean canStart() {
-            return !failures.halted() && !deadline.near();
+            return !failures.halted() && !deferred && !deadline.near() && allowedToStart() > 0;
         }
 
         /** Waits for a free slot, renewing the lease meanwhile; false once the call halted. */
@@ -414,6 +479,9 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                     return;
                 }
                 answered.add(new DeliveryMark(command.operationId(), recordOf(result), calls.get()));
+            } catch (Deferred later) {
+                LOG.info("{} deferred to the next call: {}", command.operationId(), later.getMessage());
+                deferred = true;
             } catch (ProviderContractViolation violation) {
                 if (!violation.aboutTheCommand()) {
                     LOG.warn("delivery of {} ended with {}: {}", command.operationId(), violation.getClass().getSimpleName(), violation.getMessage());
@@ -447,23 +515,56 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             }
         }
 
+        /**
+         * Sends until a final answer, at this call's pace: each request waits for its turn at the share's rate. A
+         * throttling answer slows the pace and pauses it for its Retry-After without using up the command's
+         * unavailable attempts; a wait that would pass the call's deadline defers the command to the next call; so
+         * long throttled without any answer that the provider looks down, and the call ends ProviderUnavailable.
+         */
         private ProviderResult.Final callProvider(PendingCommand command, AtomicInteger calls) {
             ProviderResult.Unavailable last = null;
-            for (int attempt = 1; attempt <= PROVIDER_ATTEMPTS_PER_COMMAND; attempt++) {
-                if (attempt > 1) {
-                    if (failures.superseded()) {
-                        break;
-                    }
-                    providerRetry.beforeRetry(attempt - 1);
+            int unavailable = 0;
+            while (true) {
+                Duration wait = rate.claimTurn();
+                if (!deadline.allowsWait(wait)) {
+                    // Wait out what this call can (the next call waits for the rest), rather than handing over at
+                    // once: a pause of many minutes must not become a tight loop of short calls.
+                    pacing.pause().pause(deadline.spare());
+                    throw new Deferred("its turn at the provider's pace is " + wait.toMillis() + " ms away, past this call's deadline");
+                }
+                if (!wait.isZero()) {
+                    pacing.pause().pause(wait);
+                }
+                if (calls.get() > 0 && failures.superseded()) {
+                    break;
                 }
                 calls.incrementAndGet();
                 switch (provider.release(command)) {
                     case ProviderResult.Final answer -> {
+                        rate.answered();
                         return answer;
                     }
-                    case ProviderResult.Unavailable unavailable -> {
-                        last = unavailable;
-                        LOG.warn("provider unavailable for {} on attempt {}: {}", command.operationId(), attempt, unavailable.cause());
+                    case ProviderResult.Throttled throttled -> {
+                        throttledAnswers.incrementAndGet();
+                        rate.throttled(throttled.retryAfter().orElse(null));
+                        LOG.info("provider throttled {} ({}), Retry-After {}", command.operationId(), throttled.status(),
+                                throttled.retryAfter().map(Duration::toString).orElse("none"));
+                        if (rate.throttledSinceAnswerMillis() > Timing.THROTTLED_WITHOUT_PROGRESS_LIMIT.toMillis()) {
+                            throw new ProviderUnavailable("provider throttled every request for "
+                                    + rate.throttledSinceAnswerMillis() / 1000 + " s without one answer (the last for "
+                                    + command.operationId() + "); treated as down, keys intact");
+                        }
+                    }
+                    case ProviderResult.Unavailable down -> {
+                        rate.answered();
+                        last = down;
+                        unavailable++;
+                        LOG.warn("provider unavailable for {} on attempt {}: {}", command.operationId(), unavailable, down.cause());
+                        if (unavailable >= PROVIDER_ATTEMPTS_PER_COMMAND || failures.superseded()) {
+                            throw new ProviderUnavailable("provider unavailable for " + command.operationId() + " after "
+                                    + calls.get() + " attempts (same Idempotency-Key each time): " + down.cause());
+                        }
+                        providerRetry.beforeRetry(unavailable);
                     }
                 }
             }
@@ -539,6 +640,13 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             Instant now = clock.instant();
             leases.renew(lease, now);
             lastRenewal = now;
+        }
+    }
+
+    /** A command whose next request cannot go inside this call: it stays PENDING and the next call sends it. */
+    private static final class Deferred extends RuntimeException {
+        Deferred(String message) {
+            super(message, null, false, false);
         }
     }
 

@@ -5,10 +5,16 @@ package com.payments.reconciler.delivery;
  *
  * @param more whether pending commands may remain in this shard (the workflow calls again)
  * @param totals running totals for this shard across its calls
+ * @param plan the shard's night plan, made by its first call (absent before it, and in inputs older than plans)
  */
-public record DeliveryBatch(boolean more, DeliveryTotals totals) {
+public record DeliveryBatch(boolean more, DeliveryTotals totals, ShardPlan plan) {
 
-    public static final DeliveryBatch FIRST = new DeliveryBatch(true, DeliveryTotals.ZERO);
+    /** The first call's input: no totals and no plan yet (the call makes it). */
+    public static final DeliveryBatch FIRST = new DeliveryBatch(true, DeliveryTotals.ZERO, null);
+
+    public DeliveryBatch(boolean more, DeliveryTotals totals) {
+        this(more, totals, null);
+    }
 
     public DeliveryBatch {
         if (totals == null) {

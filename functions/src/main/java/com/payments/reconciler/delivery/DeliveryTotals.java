@@ -13,19 +13,33 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param cancelledSettled commands not sent because their authorisation had settled meanwhile
  * @param quarantined commands parked because the provider answered outside its contract (alarmed on)
  * @param escalated commands parked because they outlived automatic delivery (alarmed on)
+ * @param backlogLeft commands left PENDING for the next run when the shard's delivery ended (issue 17; alarmed on)
+ * @param throttledAnswers provider answers that were throttling (429, or 503 with Retry-After)
+ * @param throttledMillis time sending was paused by those answers
  */
 public record DeliveryTotals(long batches, long delivered, long rejected, long attempts,
-                             long cancelledSettled, long quarantined, long escalated) {
+                             long cancelledSettled, long quarantined, long escalated,
+                             long backlogLeft, long throttledAnswers, long throttledMillis) {
 
-    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0);
+    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** Totals of a call that ended no command without calling the provider. */
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts) {
         this(batches, delivered, rejected, attempts, 0, 0, 0);
     }
 
+    public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
+                          long cancelledSettled, long quarantined, long escalated) {
+        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, 0, 0, 0);
+    }
+
+    /** Commands this shard ended one way or another (what its plan's allotment counts). */
+    public long ended() {
+        return delivered + rejected + cancelledSettled + quarantined + escalated;
+    }
+
     /**
-     * Reads the totals from a task input. The three end-state counts are absent from inputs written before
+     * Reads the totals from a task input. The end-state and capacity counts are absent from inputs written before
      * they existed, which a redrive (up to 14 days later) replays: absent means none, anything else is strict.
      */
     @JsonCreator
@@ -35,8 +49,12 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                                    @JsonProperty(value = "attempts", required = true) long attempts,
                                    @JsonProperty("cancelledSettled") Long cancelledSettled,
                                    @JsonProperty("quarantined") Long quarantined,
-                                   @JsonProperty("escalated") Long escalated) {
-        return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated));
+                                   @JsonProperty("escalated") Long escalated,
+                                   @JsonProperty("backlogLeft") Long backlogLeft,
+                                   @JsonProperty("throttledAnswers") Long throttledAnswers,
+                                   @JsonProperty("throttledMillis") Long throttledMillis) {
+        return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated),
+                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis));
     }
 
     private static long orZero(Long count) {
@@ -46,6 +64,7 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
     public DeliveryTotals plus(DeliveryTotals other) {
         return new DeliveryTotals(batches + other.batches, delivered + other.delivered,
                 rejected + other.rejected, attempts + other.attempts, cancelledSettled + other.cancelledSettled,
-                quarantined + other.quarantined, escalated + other.escalated);
+                quarantined + other.quarantined, escalated + other.escalated, backlogLeft + other.backlogLeft,
+                throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis);
     }
 }

@@ -13,7 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The provider's release API over {@code java.net.http}: {@code POST /holds/{authorisationId}/release}
@@ -24,8 +26,9 @@ import java.time.Duration;
  * <p>Answers are checked strictly against the contract, and anything else is a
  * {@link ProviderContractViolation} naming the field: a 200 must be JSON, for <em>this</em> operation
  * id and authorisation, {@code status = RELEASED} with a provider reference; a 409 is a permanent
- * refusal with a code and reason for this operation. 5xx, 408, 429, timeouts and connection errors
- * are {@link ProviderResult.Unavailable}: retry with the same key. A 401 reads the key again once (it
+ * refusal with a code and reason for this operation. 429, and 503 with {@code Retry-After}, are
+ * {@link ProviderResult.Throttled}: slow down, wait, retry with the same key. Other 5xx, 408, timeouts and
+ * connection errors are {@link ProviderResult.Unavailable}: retry with the same key. A 401 reads the key again once (it
  * may have been rotated) before it is reported. Only ids and status codes appear in messages.
  */
 public final class HttpProviderClient implements ProviderClient {
@@ -38,8 +41,14 @@ public final class HttpProviderClient implements ProviderClient {
     private final URI baseUrl;
     private final ProviderCredentials credentials;
     private final Duration requestTimeout;
+    private final Clock clock;
 
     public HttpProviderClient(HttpClient http, URI baseUrl, ProviderCredentials credentials, Duration requestTimeout) {
+        this(http, baseUrl, credentials, requestTimeout, Clock.systemUTC());
+    }
+
+    /** {@code clock} reads a {@code Retry-After} date. */
+    public HttpProviderClient(HttpClient http, URI baseUrl, ProviderCredentials credentials, Duration requestTimeout, Clock clock) {
         if (!"https".equals(baseUrl.getScheme()) && !"http".equals(baseUrl.getScheme())) {
             throw new IllegalArgumentException("provider base URL must be http(s)://host[:port][/path], was " + baseUrl);
         }
@@ -47,12 +56,13 @@ public final class HttpProviderClient implements ProviderClient {
         this.baseUrl = baseUrl;
         this.credentials = credentials;
         this.requestTimeout = requestTimeout;
+        this.clock = clock;
     }
 
     /** The production client: the {@link Timing} timeouts, HTTP/1.1, no redirects. */
-    public static HttpProviderClient create(URI baseUrl, ProviderCredentials credentials) {
+    public static HttpProviderClient create(URI baseUrl, ProviderCredentials credentials, Clock clock) {
         return new HttpProviderClient(httpClient(Timing.PROVIDER_CONNECT_TIMEOUT), baseUrl, credentials,
-                Timing.PROVIDER_REQUEST_TIMEOUT);
+                Timing.PROVIDER_REQUEST_TIMEOUT, clock);
     }
 
     public static HttpClient httpClient(Duration connectTimeout) {
@@ -139,7 +149,13 @@ public final class HttpProviderClient implements ProviderClient {
                 expect(what, json, "status", "REJECTED");
                 yield new ProviderResult.Rejected(text(what, json, "code"), text(what, json, "reason"));
             }
-            case 408, 429, 500, 502, 503, 504 -> new ProviderResult.Unavailable("provider answered " + status);
+            case 429 -> new ProviderResult.Throttled(status, retryAfter(response));
+            case 503 -> {
+                Optional<Duration> retryAfter = retryAfter(response);
+                yield retryAfter.isPresent() ? new ProviderResult.Throttled(status, retryAfter)
+                        : new ProviderResult.Unavailable("provider answered " + status);
+            }
+            case 408, 500, 502, 504 -> new ProviderResult.Unavailable("provider answered " + status);
             case 422 -> throw new Broken(what + ": the provider holds a different request under "
                     + "this Idempotency-Key; the command changed after it was first sent (field Idempotency-Key)");
             default -> {
@@ -150,6 +166,10 @@ public final class HttpProviderClient implements ProviderClient {
                         + "409 (refused), 5xx/408/429 (retry)");
             }
         };
+    }
+
+    private Optional<Duration> retryAfter(HttpResponse<String> response) {
+        return RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), clock.instant());
     }
 
     private static JsonNode json(String what, HttpResponse<String> response) {

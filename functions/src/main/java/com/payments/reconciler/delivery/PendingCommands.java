@@ -7,6 +7,7 @@ import com.payments.reconciler.workflow.InvalidInput;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.Select;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +59,32 @@ public final class PendingCommands {
         Map<String, AttributeValue> next = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
                 ? response.lastEvaluatedKey() : Map.of();
         return new Page(commands, malformed, next);
+    }
+
+    /**
+     * The shard's PENDING commands, counted (paged, so any size): its backlog when a night plans its delivery,
+     * and what is left when the shard's delivery ends. The index is eventually consistent: a count, not a list.
+     */
+    public long count(int shard) {
+        long count = 0;
+        Map<String, AttributeValue> startKey = Map.of();
+        do {
+            Map<String, AttributeValue> from = startKey;
+            QueryResponse response = StoreErrors.call("count " + ReleaseCommands.PENDING_DELIVERY + " shard " + shard,
+                    () -> dynamo.query(b -> {
+                        b.tableName(table)
+                                .indexName(ReleaseCommands.PENDING_DELIVERY)
+                                .keyConditionExpression(PENDING_IN_SHARD)
+                                .expressionAttributeValues(Map.of(":shard", s(Shards.key(shard))))
+                                .select(Select.COUNT);
+                        if (!from.isEmpty()) {
+                            b.exclusiveStartKey(from);
+                        }
+                    }));
+            count += response.count();
+            startKey = response.hasLastEvaluatedKey() ? response.lastEvaluatedKey() : Map.of();
+        } while (!startKey.isEmpty());
+        return count;
     }
 
     /** A page: well-formed commands, malformed items (skipped, never sent), and where to resume. */

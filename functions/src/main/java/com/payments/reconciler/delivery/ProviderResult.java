@@ -27,4 +27,12 @@ public sealed interface ProviderResult {
      */
     record Unavailable(String cause) implements ProviderResult {
     }
+
+    /**
+     * The provider is shedding load (429, or 503 with {@code Retry-After}): nothing was performed that a retry
+     * with the same key would not find, and the sender should slow down and wait at least {@code retryAfter}
+     * (empty when the answer named none, or named it in a form outside RFC 9110).
+     */
+    record Throttled(int status, java.util.Optional<java.time.Duration> retryAfter) implements ProviderResult {
+    }
 }

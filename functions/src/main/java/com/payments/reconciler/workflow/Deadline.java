@@ -22,6 +22,19 @@ public final class Deadline {
         return new Deadline(context, Timing.DEADLINE_MARGIN);
     }
 
+    /** Whether waiting {@code wait} still leaves the margin: a longer wait is the next call's, not this one's. */
+    public boolean allowsWait(Duration wait) {
+        return context == null || context.getRemainingTimeInMillis() - wait.toMillis() >= margin.toMillis();
+    }
+
+    /** How long this task may still wait and keep the margin (zero once inside it). */
+    public Duration spare() {
+        if (context == null) {
+            return Duration.ofDays(1);
+        }
+        return Duration.ofMillis(Math.max(0, context.getRemainingTimeInMillis() - margin.toMillis()));
+    }
+
     public boolean near() {
         return context != null && context.getRemainingTimeInMillis() < margin.toMillis();
     }

@@ -35,11 +35,13 @@ class DeliverCommandsWiringTest {
             env.put(EnvVars.PROVIDER_BASE_URL, w.provider.baseUrl().toString());
             LocalAwsClients aws = new LocalAwsClients(engine.moto().endpoint());
             env.put(EnvVars.PROVIDER_SECRET_ID, providerSecret(aws, w.provider.apiKey()));
+            env.put(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40");
+            env.put(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32");
 
             DeliverCommandsHandler handler = new DeliverCommandsHandler(new HandlerEnvironment(env, aws, w.clock));
             DeliveryBatch result = w.invoke(handler, lease, 0, null, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
 
-            assertThat(result).isEqualTo(new DeliveryBatch(false, new DeliveryTotals(1, 2, 0, 2)));
+            assertThat(result).usingRecursiveComparison().ignoringFields("plan").isEqualTo(new DeliveryBatch(false, new DeliveryTotals(1, 2, 0, 2)));
             ops.forEach(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
             assertThat(w.effects()).allSatisfy(effect -> assertThat(effect.performed()).isEqualTo(1));
         }
@@ -51,6 +53,8 @@ class DeliverCommandsWiringTest {
         TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, engine.tables().nameOf(schema)));
         AwsClients aws = new LocalAwsClients(engine.moto().endpoint());
         env.put(EnvVars.PROVIDER_SECRET_ID, providerSecret(aws, "k"));
+        env.put(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40");
+        env.put(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32");
 
         assertThatThrownBy(() -> new DeliverCommandsHandler(new HandlerEnvironment(env, aws, java.time.Clock.systemUTC())))
                 .hasMessageContaining(EnvVars.PROVIDER_BASE_URL);

@@ -105,6 +105,10 @@ final class DeliveryWorld implements AutoCloseable {
         return ids;
     }
 
+    /** A quota far above anything a test sends, and a pause that does not wait: pacing is tested on its own. */
+    static final DeliveryPacing UNMETERED = new DeliveryPacing(
+            new com.payments.reconciler.workflow.ProviderQuota(10_000, 1_000), duration -> { });
+
     PowertoolsOperationGuard guard(ExecutionInterceptor... storeInterceptors) {
         return new PowertoolsOperationGuard(engine.client(storeInterceptors), engine.tables().idempotency(),
                 Timing.IDEMPOTENCY_EXPIRY);
@@ -129,7 +133,7 @@ final class DeliveryWorld implements AutoCloseable {
                 new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism);
+                guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism, UNMETERED);
     }
 
     /** A handler whose provider client the test chose (e.g. one answering outside the contract for some commands). */
@@ -138,7 +142,29 @@ final class DeliveryWorld implements AutoCloseable {
                 new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism);
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED);
+    }
+
+    /** A handler with the provider client and the pacing (quota, and how a wait passes) the test chose. */
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient, DeliveryPacing pacing) {
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing);
+    }
+
+    /** The task input as the ASL builds it, with the execution's start time the delivery Map passes on. */
+    DeliveryBatch invoke(DeliverCommandsHandler handler, LeaseToken lease, int shard, DeliveryBatch batch, Instant executionStartedAt,
+                         TestContext context) {
+        ObjectNode root;
+        try {
+            root = (ObjectNode) JsonHandler.json().readTree(input(window(), lease, shard, batch));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        root.put("executionStartedAt", executionStartedAt.toString());
+        return invoke(handler, root.toString(), context);
     }
 
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Duration leaseDuration, DynamoDbClient writerClient) {
@@ -146,7 +172,7 @@ final class DeliveryWorld implements AutoCloseable {
                 new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
                 new FencedWriter(writerClient, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), leaseDuration),
-                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism);
+                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED);
     }
 
     ExecutionInput window() {

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +42,10 @@ class HttpProviderClientTest {
             Instant.parse("2026-12-01T02:00:00Z"));
 
     /** One scripted answer: status, content type and body; or a dropped connection when status is 0. */
-    private record Answer(int status, String contentType, String body) {
+    private record Answer(int status, String contentType, String body, String retryAfter) {
+        Answer(int status, String contentType, String body) {
+            this(status, contentType, body, null);
+        }
     }
 
     private record Seen(String method, String path, Map<String, List<String>> headers, String body) {
@@ -81,6 +85,9 @@ class HttpProviderClientTest {
                 return;
             }
             exchange.getResponseHeaders().set("Content-Type", answer.contentType());
+            if (answer.retryAfter() != null) {
+                exchange.getResponseHeaders().set("Retry-After", answer.retryAfter());
+            }
             byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(answer.status(), bytes.length == 0 ? -1 : bytes.length);
             if (bytes.length > 0) {
@@ -171,20 +178,37 @@ class HttpProviderClientTest {
     }
 
     @Test
-    void serverErrorsThrottlingTimeoutsAndDroppedConnectionsAreUnavailable() throws Exception {
+    void serverErrorsTimeoutsAndDroppedConnectionsAreUnavailable() throws Exception {
         answer(503, "{\"error\":\"UNAVAILABLE\"}");
         answer(500, "oops");
-        answer(429, "");
         answer(0, "");                       // connection closed without a response
         script.addLast(new Answer(-1, "", "")); // no answer at all
 
         HttpProviderClient client = client(Duration.ofMillis(300));
         assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Unavailable("provider answered 503"));
         assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Unavailable("provider answered 500"));
-        assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Unavailable("provider answered 429"));
         assertThat(client.release(COMMAND)).isInstanceOf(ProviderResult.Unavailable.class)
                 .extracting(r -> ((ProviderResult.Unavailable) r).cause()).asString().startsWith("connection failed");
         assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Unavailable("no response within 300 ms"));
+    }
+
+    /** Issue 17: 429 always, and 503 when it says when to come back, are throttling, with RFC 9110's two forms. */
+    @Test
+    void throttlingAnswersCarryTheirRetryAfter() {
+        Instant now = Instant.parse("2026-12-02T03:00:00Z");
+        script.addLast(new Answer(429, "application/json", "", "3"));
+        script.addLast(new Answer(429, "application/json", "", null));
+        script.addLast(new Answer(503, "application/json", "", "Wed, 02 Dec 2026 03:00:10 GMT"));
+        script.addLast(new Answer(429, "application/json", "", "in a while"));
+        HttpProviderClient client = new HttpProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(2)),
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/api/"), ProviderCredentials.fixedKey("k"),
+                Duration.ofSeconds(10), java.time.Clock.fixed(now, java.time.ZoneOffset.UTC));
+
+        assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(3))));
+        assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Throttled(429, Optional.empty()));
+        assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Throttled(503, Optional.of(Duration.ofSeconds(10))));
+        assertThat(client.release(COMMAND)).as("a Retry-After in neither form is no Retry-After")
+                .isEqualTo(new ProviderResult.Throttled(429, Optional.empty()));
     }
 
     @Test

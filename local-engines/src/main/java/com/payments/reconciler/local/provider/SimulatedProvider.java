@@ -107,6 +107,8 @@ public final class SimulatedProvider implements AutoCloseable {
     private final Set<String> unknownHolds;
     private final Sleeper sleeper;
     private final Clock clock;
+    /** The provider's quota, when it enforces one ({@link Builder#quota}). */
+    private final RequestQuota quota;
     /** The builder's choice; {@link #idempotent(boolean)} changes it for a run (a harness's mutant row). */
     private volatile boolean idempotent;
     /** Every release performed, in the order performed, whichever key it came under: the record of effects per hold. */
@@ -145,6 +147,7 @@ public final class SimulatedProvider implements AutoCloseable {
         this.sleeper = builder.sleeper;
         this.clock = builder.clock;
         this.idempotent = builder.idempotent;
+        this.quota = builder.quota;
         this.threads = Executors.newVirtualThreadPerTaskExecutor();
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         server.setExecutor(threads);
@@ -235,6 +238,11 @@ public final class SimulatedProvider implements AutoCloseable {
     }
 
     /** All requests received, with or without a key. */
+    /** The quota it enforces, if any. */
+    public java.util.Optional<RequestQuota> quota() {
+        return java.util.Optional.ofNullable(quota);
+    }
+
     public long totalRequests() {
         return requestsWithoutKey.get() + effects.values().stream().mapToLong(c -> c.requests.get()).sum();
     }
@@ -297,6 +305,28 @@ public final class SimulatedProvider implements AutoCloseable {
             }
             Counter counter = effects.computeIfAbsent(key, k -> new Counter(authorisationId));
             int attempt = counter.requests.incrementAndGet();
+            if (quota != null) {
+                Duration wait = quota.admit();
+                if (wait != null) {
+                    exchange.getResponseHeaders().set("Retry-After", Long.toString(wait.toSeconds()));
+                    send(exchange, 429, error("TOO_MANY_REQUESTS").put("message", "over the quota of "
+                            + quota.requestsPerSecond() + " requests/s or " + quota.maxConcurrent() + " at once"));
+                    return;
+                }
+                try {
+                    answerAdmitted(exchange, body, authorisationId, key, counter, attempt);
+                } finally {
+                    quota.done();
+                }
+                return;
+            }
+            answerAdmitted(exchange, body, authorisationId, key, counter, attempt);
+        }
+    }
+
+    private void answerAdmitted(HttpExchange exchange, byte[] body, String authorisationId, String key, Counter counter, int attempt)
+            throws IOException {
+        try {
             if (!authorised(exchange.getRequestHeaders().getFirst("Authorization"))) {
                 send(exchange, 401, error("UNAUTHORIZED"));
                 return;
@@ -501,6 +531,7 @@ public final class SimulatedProvider implements AutoCloseable {
         private Sleeper sleeper = (operationId, delay) -> Thread.sleep(delay);
         private Clock clock = Clock.systemUTC();
         private boolean idempotent = true;
+        private RequestQuota quota;
 
         private Builder() {
         }
@@ -537,6 +568,12 @@ public final class SimulatedProvider implements AutoCloseable {
         /** Authorisations without an open hold: a release is refused with 409 {@code HOLD_NOT_FOUND}. */
         public Builder unknownHolds(Set<String> authorisationIds) {
             this.unknownHolds = Set.copyOf(authorisationIds);
+            return this;
+        }
+
+        /** Enforce a quota: requests beyond it are answered 429 with Retry-After and counted ({@link #quota()}). */
+        public Builder quota(RequestQuota quota) {
+            this.quota = quota;
             return this;
         }
 

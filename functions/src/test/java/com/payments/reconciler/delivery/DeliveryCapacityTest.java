@@ -1,0 +1,153 @@
+package com.payments.reconciler.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.local.provider.SimulatedProvider;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.ProviderQuota;
+import com.payments.reconciler.workflow.ProviderUnavailable;
+import com.payments.reconciler.workflow.Timing;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 17 at the handler: a shard's plan against the night's budget, throttling answers honoured, and a provider
+ * that throttles for good treated as down. The world's clock moves only by the pacing's waits.
+ */
+@ExtendWith(LocalDynamo.class)
+class DeliveryCapacityTest {
+
+    static final ProviderQuota QUOTA = new ProviderQuota(40, 32);
+
+    @Test
+    void aBacklogLargerThanTheBudgetDeliversWhatFitsOldestFirstAndEndsWithTheRestLeft(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            List<String> ops = w.command(lease, ids(30));
+            DeliveryPacing pacing = new DeliveryPacing(QUOTA, w.clock::advance);
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 8, w.client(), pacing);
+            // 40 requests/s for the one shard (one call at once), with 0.5 s of budget left: 20 fit, 10 do not.
+            Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
+                    .plusMillis(500);
+
+            DeliveryBatch result = w.invoke(handler, lease, 0, null, startedAt, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
+
+            assertThat(result.more()).as("the shard's night is over: not a loop into the execution's timeout").isFalse();
+            assertThat(result.plan().backlog()).isEqualTo(30);
+            assertThat(result.plan().allotment()).isEqualTo(20);
+            assertThat(result.totals().delivered()).isEqualTo(20);
+            assertThat(result.totals().backlogLeft()).isEqualTo(10);
+            assertThat(ops.subList(0, 20)).as("oldest first").allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
+            assertThat(ops.subList(20, 30)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
+            assertThat(w.metricLines).anySatisfy(line -> assertThat(line).contains("\"" + Metrics.BACKLOG_LEFT + "\":10"));
+
+            // The next run drains the rest: a fresh budget, the same commands, nothing sent twice.
+            DeliveryBatch next = w.invoke(handler, lease, 0, null, w.clock.instant(), new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
+            assertThat(next.totals().delivered()).isEqualTo(10);
+            assertThat(next.totals().backlogLeft()).isZero();
+            assertThat(w.effects()).hasSize(30).allSatisfy(effect -> assertThat(effect.performed()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void aBacklogThatFitsIsDeliveredWholeAndReportsNoBacklog(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            w.command(lease, ids(12));
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 8, w.client(), new DeliveryPacing(QUOTA, w.clock::advance));
+            Instant before = w.clock.instant();
+
+            DeliveryBatch result = w.invoke(handler, lease, 0, null, before, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
+
+            assertThat(result.more()).isFalse();
+            assertThat(result.plan().fitsAll()).isTrue();
+            assertThat(result.totals().delivered()).isEqualTo(12);
+            assertThat(result.totals().backlogLeft()).isZero();
+            assertThat(Duration.between(before, w.clock.instant())).as("12 requests at 40/s: the pace was kept")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(11 * 25));
+        }
+    }
+
+    @Test
+    void throttlingIsWaitedOutAtItsRetryAfterWithTheSameKeyAndReported(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            List<String> ops = w.command(lease, ids(4));
+            AtomicInteger throttles = new AtomicInteger(3);
+            HttpProviderClient real = w.client();
+            List<Instant> sentAt = new ArrayList<>();
+            ProviderClient throttling = command -> {
+                synchronized (sentAt) {
+                    sentAt.add(w.clock.instant());
+                }
+                return throttles.getAndDecrement() > 0 ? new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(2)))
+                        : real.release(command);
+            };
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 1, throttling, new DeliveryPacing(QUOTA, w.clock::advance));
+            Instant before = w.clock.instant();
+
+            DeliveryBatch result = w.invoke(handler, lease, 0, null, before, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
+
+            assertThat(result.totals().delivered()).isEqualTo(4);
+            assertThat(result.totals().throttledAnswers()).isEqualTo(3);
+            assertThat(result.totals().throttledMillis()).isEqualTo(6000);
+            assertThat(Duration.between(sentAt.get(0), sentAt.get(1))).as("the Retry-After was honoured").isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+            ops.forEach(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
+            assertThat(w.effects()).hasSize(4).allSatisfy(effect -> assertThat(effect.performed()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void aRetryAfterPastTheCallsDeadlineDefersTheCommandToTheNextCallWhichHonoursTheRest(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            List<String> ops = w.command(lease, ids(1));
+            AtomicInteger throttles = new AtomicInteger(1);
+            HttpProviderClient real = w.client();
+            ProviderClient throttling = command -> throttles.getAndDecrement() > 0
+                    ? new ProviderResult.Throttled(503, Optional.of(Duration.ofMinutes(10))) : real.release(command);
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 1, throttling, new DeliveryPacing(QUOTA, w.clock::advance));
+
+            DeliveryBatch first = w.invoke(handler, lease, 0, null, w.clock.instant(), new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
+
+            assertThat(first.more()).as("the shard is not done: the command waits for the next call").isTrue();
+            assertThat(w.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_PENDING);
+            assertThat(Instant.ofEpochMilli(first.plan().resumeAt())).isAfter(w.clock.instant());
+
+            DeliveryBatch second = w.invoke(handler, lease, 0, first, w.clock.instant(), new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT.multipliedBy(10)));
+            assertThat(second.more()).isFalse();
+            assertThat(w.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+            assertThat(w.effects()).hasSize(1).allSatisfy(effect -> assertThat(effect.performed()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void aProviderThatThrottlesForGoodIsDownAfterTheLimitWithTheCommandPending(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            List<String> ops = w.command(lease, ids(1));
+            ProviderClient alwaysThrottled = command -> new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(30)));
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 1, alwaysThrottled, new DeliveryPacing(QUOTA, w.clock::advance));
+            // A context whose time does not run out: only the throttling limit can end the call.
+            TestContext endless = new TestContext(Duration.ofDays(1));
+
+            assertThatThrownBy(() -> w.invoke(handler, lease, 0, null, w.clock.instant(), endless))
+                    .isInstanceOf(ProviderUnavailable.class).hasMessageContaining("throttled every request");
+            assertThat(w.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_PENDING);
+        }
+    }
+
+    static String[] ids(int count) {
+        return DeliveryWorld.ids("auth", count).toArray(String[]::new);
+    }
+}
