@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli;
 
+import com.payments.reconciler.cdk.StackConfig;
 import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.SyntheticData;
@@ -8,6 +9,7 @@ import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.ProviderQuota;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -63,6 +65,14 @@ final class LocalCommand implements Callable<Integer> {
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start or provider-lost-response.")
     String scenario;
 
+    @Option(names = "--provider-quota", paramLabel = "N", description = "The simulated provider enforces N requests per second "
+            + "(429 with Retry-After beyond it) and the night is configured with that quota (default: the stack's quota, not enforced).")
+    Double providerQuota;
+
+    @Option(names = "--provider-concurrency", paramLabel = "M", description = "With --provider-quota: the concurrent requests the "
+            + "provider allows (default: the stack's, 32).")
+    Integer providerConcurrency;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
@@ -91,7 +101,7 @@ final class LocalCommand implements Callable<Integer> {
         };
         LocalRun.Options options = new LocalRun.Options(windowId, config,
                 new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
-                workDir, parsed.dynamo(), parsed.provider(), false, hosting);
+                workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency));
         LocalRun.Outcome outcome = new LocalRun(options, line -> {
             console.println(line);
             console.flush();
@@ -105,6 +115,22 @@ final class LocalCommand implements Callable<Integer> {
         out.flush();
         boolean ok = report.invariantsHold() && ("SUCCEEDED".equals(report.execution().status()));
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    /** {@code --provider-quota} and {@code --provider-concurrency}, checked by the quota's own rule (exit 2 on a bad value). */
+    static Optional<ProviderQuota> quota(Double requestsPerSecond, Integer concurrency) {
+        if (requestsPerSecond == null) {
+            if (concurrency != null) {
+                throw new IllegalArgumentException("--provider-concurrency needs --provider-quota (the provider's requests per second)");
+            }
+            return Optional.empty();
+        }
+        int concurrent = concurrency != null ? concurrency : StackConfig.DEFAULT_PROVIDER_QUOTA.maxConcurrentRequests();
+        try {
+            return Optional.of(new ProviderQuota(requestsPerSecond, concurrent));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--provider-quota / --provider-concurrency: " + e.getMessage());
+        }
     }
 
     static LocalRun.Scenario scenario(String name) {
@@ -132,12 +158,19 @@ final class LocalCommand implements Callable<Integer> {
         row(out, "fenced refusals", r.counts().fencedRefusals());
         row(out, "delivered", r.counts().delivered());
         row(out, "delivery attempts", r.counts().deliveryAttempts());
+        row(out, "left for the next run", r.counts().backlogLeft());
+        row(out, "provider 429 answers", r.provider().answers429());
+        row(out, "provider quota refusals", r.provider().quotaViolations());
         out.println("├──────────────────────────┼────────────┤");
         row(out, "state transitions", r.cost().stateTransitions());
         row(out, "Lambda invocations", r.cost().lambdaInvocations());
         row(out, "DynamoDB requests", r.cost().dynamodbRequests());
         row(out, "provider calls", r.cost().providerCalls());
         out.println("└──────────────────────────┴────────────┘");
+        if (r.counts().backlogLeft() > 0) {
+            out.printf("the night could not deliver everything at the provider's quota: %,d commands wait for the next run%n",
+                    r.counts().backlogLeft());
+        }
         out.println("invariants: " + String.join("  ", r.invariants().entrySet().stream()
                 .map(e -> e.getKey() + " " + (e.getValue() ? "✓" : "✗ VIOLATED")).toList()));
     }

@@ -1,19 +1,22 @@
 package com.payments.reconciler.cli.local;
 
-import com.payments.reconciler.testing.LocalAwsClients;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.payments.reconciler.cdk.StackConfig;
 import com.payments.reconciler.cli.aws.AwsCallRecorder;
 import com.payments.reconciler.cli.aws.SynthesizedTemplate;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableCreator;
 import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.testing.LocalAwsClients;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderQuota;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -48,10 +51,26 @@ public final class LocalPipeline implements AutoCloseable {
      * @param hosting how the functions run: handler classes in this JVM, or the synthesised stack's functions in sandboxes
      */
     public record Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
-                          ProviderFaults providerFaults, Map<String, String> env, Hosting hosting) {
+                          ProviderFaults providerFaults, Map<String, String> env, Hosting hosting,
+                          Optional<ProviderQuota> providerQuota) {
         public Options {
             dynamoInterceptors = List.copyOf(dynamoInterceptors);
             env = Map.copyOf(env);
+        }
+
+        public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
+                       ProviderFaults providerFaults, Map<String, String> env, Hosting hosting) {
+            this(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, hosting, Optional.empty());
+        }
+
+        /**
+         * Issue 17: the simulated provider enforces this quota, and the night is configured with it (DeliverCommands'
+         * environment), as a deployment sets its context to the provider's contract.
+         */
+        public Options withProviderQuota(Optional<ProviderQuota> quota) {
+            Map<String, String> merged = new HashMap<>(env);
+            quota.ifPresent(q -> merged.putAll(q.environment()));
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, hosting, quota);
         }
 
         public Options(Path workDir, Clock clock, boolean fastRetries, List<ExecutionInterceptor> dynamoInterceptors,
@@ -64,26 +83,26 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         public Options withFastRetries() {
-            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, hosting);
+            return new Options(workDir, clock, true, dynamoInterceptors, providerFaults, env, hosting, providerQuota);
         }
 
         public Options withDynamoInterceptors(List<ExecutionInterceptor> interceptors) {
-            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, hosting);
+            return new Options(workDir, clock, fastRetries, interceptors, providerFaults, env, hosting, providerQuota);
         }
 
         public Options withProviderFaults(ProviderFaults faults) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, faults, env, hosting, providerQuota);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> merged = new HashMap<>(env);
             merged.putAll(more);
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, hosting);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, merged, hosting, providerQuota);
         }
 
         /** The synthesised stack's functions in Lambda sandboxes, behind the enforcing front door (see {@link TemplateHosting}). */
         public Options withHosting(Hosting value) {
-            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, value);
+            return new Options(workDir, clock, fastRetries, dynamoInterceptors, providerFaults, env, value, providerQuota);
         }
 
 
@@ -174,7 +193,9 @@ public final class LocalPipeline implements AutoCloseable {
         try {
             sandboxes.ifPresent(s -> s.openFrontDoor(moto.endpoint()));
             // Stamped with the handlers' clock, so each effect's time compares with the settlements' (I3 at the call).
-            provider = SimulatedProvider.builder().faults(options.providerFaults()).clock(options.clock()).start();
+            SimulatedProvider.Builder builder = SimulatedProvider.builder().faults(options.providerFaults()).clock(options.clock());
+            options.providerQuota().ifPresent(q -> builder.quota(new RequestQuota(q.requestsPerSecond(), q.maxConcurrentRequests())));
+            provider = builder.start();
         } catch (RuntimeException e) {
             moto.close();
             sandboxes.ifPresentOrElse(TemplateHosting::close, lambda::close);
@@ -222,6 +243,8 @@ public final class LocalPipeline implements AutoCloseable {
         TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, tables.nameOf(schema)));
         env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
         env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
+        // In-process handlers have no template: the stack's default quota, as `cdk deploy` sets it, unless the run chose one.
+        StackConfig.DEFAULT_PROVIDER_QUOTA.environment().forEach(env::putIfAbsent);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
         env.put(EnvVars.PROVIDER_BASE_URL, (providerFront != null ? providerFront : provider.baseUrl()).toString());
         env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);

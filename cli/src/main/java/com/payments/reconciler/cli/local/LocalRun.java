@@ -11,6 +11,7 @@ import com.payments.reconciler.cli.report.RunReport;
 import com.payments.reconciler.cli.report.StateDump;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
@@ -23,6 +24,7 @@ import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderQuota;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,10 +57,13 @@ public final class LocalRun {
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
      * @param hosting how the functions run (sandboxes from the synthesised template, or in this JVM)
+     * @param providerQuota a quota the simulated provider enforces and the night is configured with (issue 17); empty: the
+     *                      stack's configured quota, not enforced by the provider
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
                           Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
-                          ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting) {
+                          ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
+                          Optional<ProviderQuota> providerQuota) {
         public Options {
             dynamoFaults = List.copyOf(dynamoFaults);
             if (hosting instanceof LocalPipeline.Sandboxes && (scenario == Scenario.FAILOVER || !dynamoFaults.isEmpty())) {
@@ -99,7 +104,8 @@ public final class LocalRun {
             interceptors.add(pause);
         }
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.fastRetries(),
-                interceptors, options.providerFaults(), options.config().toEnvironment()).withHosting(options.hosting());
+                interceptors, options.providerFaults(), options.config().toEnvironment()).withHosting(options.hosting())
+                .withProviderQuota(options.providerQuota());
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
             ExecutionInput input = options.config().inputFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
@@ -277,9 +283,18 @@ public final class LocalRun {
                 new RunReport.Execution(name, status, suppressed),
                 new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
                         reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
-                        outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.quarantined(), outbox.escalated()),
+                        outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.quarantined(), outbox.escalated(),
+                        summary.path("delivery").path("backlogLeft").asLong()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
-                audit.invariants(), pipeline.hostingLabel());
+                audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")));
+    }
+
+    private static RunReport.Provider provider(LocalPipeline pipeline, JsonNode delivery) {
+        Optional<RequestQuota> quota = pipeline.provider().quota();
+        return new RunReport.Provider(quota.map(RequestQuota::requestsPerSecond).orElse(null),
+                quota.map(RequestQuota::maxConcurrent).orElse(null), quota.map(RequestQuota::violations).orElse(0L),
+                delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0,
+                quota.map(RequestQuota::peakInFlight).orElse(0));
     }
 
     /** Sandboxes' requests are counted at the front door they all go through; in-process ones by the clients' interceptor. */

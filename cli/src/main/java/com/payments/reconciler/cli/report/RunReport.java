@@ -11,7 +11,7 @@ import java.util.Map;
  * {@code in-process}.
  */
 public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
-                        String engine) {
+                        String engine, Provider provider) {
 
     public record Execution(String name, String status, int duplicateStartsSuppressed) {
     }
@@ -20,10 +20,25 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param cancelledSettled commands not sent because their authorisation settled after the decision
      * @param quarantined commands parked because the provider answered outside its contract
      * @param escalated commands parked because they outlived automatic delivery
+     * @param backlogLeft commands the night left PENDING for the next run (its budget could not fit them at the quota)
      */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
                          long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
-                         long cancelledSettled, long quarantined, long escalated) {
+                         long cancelledSettled, long quarantined, long escalated, long backlogLeft) {
+    }
+
+    /**
+     * The provider's side of the night (issue 17).
+     *
+     * @param quota the requests per second the simulated provider enforced, null when it enforced none
+     * @param maxConcurrent the concurrent requests it allowed, null when it enforced no quota
+     * @param quotaViolations requests it refused for being over its quota (counted by the provider)
+     * @param answers429 throttling answers the night's delivery met (counted by the workers, in the run's summary)
+     * @param throttledSeconds time the delivery calls' sending was paused by throttling answers, summed over calls
+     * @param peakConcurrent the most requests the provider had in flight at once (0 when it enforced no quota)
+     */
+    public record Provider(Double quota, Integer maxConcurrent, long quotaViolations, long answers429, double throttledSeconds,
+                           int peakConcurrent) {
     }
 
     public record Cost(long stateTransitions, long lambdaInvocations, long dynamodbRequests, long providerCalls) {
