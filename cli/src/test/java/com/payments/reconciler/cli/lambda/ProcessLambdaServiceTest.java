@@ -172,7 +172,7 @@ class ProcessLambdaServiceTest {
         assertThat(body.get("region").asText()).isEqualTo("us-east-1");
         assertThat(service.functionOfAccessKeyId(body.get("accessKeyId").asText())).contains("Env");
         assertThat(service.accessKeyIdOf("Echo")).isNotEqualTo(service.accessKeyIdOf("Env"));
-        assertThat(service.functionsByAccessKeyId()).hasSize(7).containsEntry(service.accessKeyIdOf("Echo"), "Echo");
+        assertThat(service.functionsByAccessKeyId()).hasSize(8).containsEntry(service.accessKeyIdOf("Echo"), "Echo");
 
         // The endpoint answers only the right token.
         HttpClient http = HttpClient.newHttpClient();
