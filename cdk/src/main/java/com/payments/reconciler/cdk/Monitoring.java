@@ -133,7 +133,7 @@ public final class Monitoring extends Construct {
             alarm(config, function.logicalName() + THROTTLES, "Lambda throttled " + function.logicalName() + " (its reserved concurrency is "
                     + ReservedConcurrency.of(function) + " unless reserveConcurrency=false): more runs overlapped than the sizing "
                     + "allows, or the account's concurrency is exhausted. The workflow retries Lambda.TooManyRequestsException; "
-                    + "bin/reconciler status --window W for runs still going, then decisions.md (reserved concurrency)",
+                    + "bin/reconciler status --window W for runs still going, then docs/decisions.md, \"Capacity\"",
                     functions.function(function).metricThrottles(sum));
         }
         Metric backlog = Metric.Builder.create().namespace(Metrics.NAMESPACE).metricName(Metrics.BACKLOG_LEFT)
