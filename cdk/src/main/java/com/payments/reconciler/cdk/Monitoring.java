@@ -2,6 +2,8 @@ package com.payments.reconciler.cdk;
 
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.ReservedConcurrency;
+import com.payments.reconciler.workflow.Timing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +27,9 @@ import software.constructs.Construct;
 
 /**
  * Alarms on what needs a person, and a dashboard of the nights. Every alarm notifies the {@link AlarmTopic}.
- * All but one fire on one occurrence in {@link #PERIOD} (a nightly job has no "rate" to smooth) and treat
- * missing data as fine (nothing happened, nothing went wrong); the exception is {@link #NIGHT_NOT_STARTED},
- * where missing data is exactly what it watches for.
+ * All but two fire on one occurrence in {@link #PERIOD} (a nightly job has no "rate" to smooth) and treat
+ * missing data as fine (nothing happened, nothing went wrong); the exceptions are {@link #NIGHT_NOT_STARTED},
+ * where missing data is exactly what it watches for, and {@link #BACKLOG_LEFT}, over {@link #BACKLOG_PERIOD}.
  *
  * <ul>
  *   <li>executions failed, timed out, aborted: Step Functions' own metrics of this state machine;</li>
@@ -43,6 +45,10 @@ import software.constructs.Construct;
  *   <li>{@link #NIGHT_NOT_STARTED}: no execution of the state machine started in the last
  *   {@link #NOT_STARTED_EVALUATION_PERIODS} hours — whatever the reason, including one no other alarm sees (the
  *   schedule disabled or deleted, a function that returns without starting).</li>
+ *   <li>throttles of each function ({@code AWS/Lambda Throttles}): sized by {@link ReservedConcurrency}, the
+ *   workflow should never meet one; one means more overlapping runs than the rule allows, or the account's limit;</li>
+ *   <li>{@link #BACKLOG_LEFT}: a night ended SUCCEEDED but left commands PENDING (the provider's quota and the
+ *   execution budget could not fit them), emitted by DeliverCommands as {@link Metrics#BACKLOG_LEFT}.</li>
  * </ul>
  */
 public final class Monitoring extends Construct {
@@ -68,6 +74,15 @@ public final class Monitoring extends Construct {
      * time (plus CloudWatch's evaluation delay); at most about three and a quarter hours after it.
      */
     static final int NOT_STARTED_EVALUATION_PERIODS = 25;
+
+    public static final String BACKLOG_LEFT = "BacklogLeft";
+    /**
+     * One period spans the longest an execution may run, so every data point of one night falls into the alarm's
+     * (sliding) window together, and the alarm is back to OK well before the next night, which notifies again.
+     */
+    static final Duration BACKLOG_PERIOD = Duration.seconds(Timing.EXECUTION_TIMEOUT.toSeconds());
+    /** Suffix of each function's throttles alarm, {@code {prefix}{Function}Throttles}. */
+    static final String THROTTLES = "Throttles";
 
     private final List<Alarm> alarms = new ArrayList<>();
     private final Topic topic;
@@ -114,6 +129,20 @@ public final class Monitoring extends Construct {
                 + "if the night has not started, see NightNotStarted / StartWindowFailures", startWindowErrors);
         alarm(config, "StartWindowFailures", "Lambda gave up on a nightly StartWindow event after its retries (record in the "
                 + "start-window-failures queue): fix the cause, then bin/reconciler start --window W", startWindowFailures);
+        for (LambdaFunction function : LambdaFunction.values()) {
+            alarm(config, function.logicalName() + THROTTLES, "Lambda throttled " + function.logicalName() + " (its reserved concurrency is "
+                    + ReservedConcurrency.of(function) + " unless reserveConcurrency=false): more runs overlapped than the sizing "
+                    + "allows, or the account's concurrency is exhausted. The workflow retries Lambda.TooManyRequestsException; "
+                    + "bin/reconciler status --window W for runs still going, then docs/decisions.md, \"Capacity\"",
+                    functions.function(function).metricThrottles(sum));
+        }
+        Metric backlog = Metric.Builder.create().namespace(Metrics.NAMESPACE).metricName(Metrics.BACKLOG_LEFT)
+                .dimensionsMap(Map.of("Function", LambdaFunction.DELIVER_COMMANDS.logicalName()))
+                .statistic("Sum").period(BACKLOG_PERIOD).build();
+        alarm(config, BACKLOG_LEFT, "A night ended SUCCEEDED with release commands left PENDING for the next run: the provider's "
+                + "quota and the execution budget could not fit them. The next night sends them; if that is too late, or this "
+                + "repeats, raise the quota (providerRequestsPerSecond / providerMaxConcurrentRequests, agreed with the provider), "
+                + "lengthen the budget, or run an extra window now (bin/reconciler rerun --window W: delivery sends every PENDING command of its shards)", backlog);
         IMetric started = stateMachine.metricStarted(MetricOptions.builder().statistic("Sum").period(NOT_STARTED_PERIOD).build());
         register(Alarm.Builder.create(this, NIGHT_NOT_STARTED)
                 .alarmName(config.physicalName(NIGHT_NOT_STARTED))
@@ -149,7 +178,9 @@ public final class Monitoring extends Construct {
                         emitted(Metrics.DELIVERY_ESCALATED, LambdaFunction.DELIVER_COMMANDS))));
         dashboard.addWidgets(
                 graph("Starts", List.of(emitted(Metrics.DUPLICATE_STARTS_SUPPRESSED, LambdaFunction.START_WINDOW), deadLetters,
-                        startWindowErrors, startWindowFailures)));
+                        startWindowErrors, startWindowFailures)),
+                graph("Capacity", List.of(emitted(Metrics.BACKLOG_LEFT, LambdaFunction.DELIVER_COMMANDS),
+                        emitted(Metrics.PROVIDER_THROTTLED, LambdaFunction.DELIVER_COMMANDS))));
     }
 
     /** A count a handler emits as an Embedded Metric Format line, dimension {@code Function} = its logical name. */

@@ -2,6 +2,7 @@ package com.payments.reconciler.cdk;
 
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ReservedConcurrency;
 import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
 import java.util.EnumMap;
@@ -31,7 +32,8 @@ import software.constructs.Construct;
  * The five functions of {@link LambdaFunction}, all from the one shaded jar: Java 25 on arm64, memory and
  * timeout from the timing budget, SnapStart on a published version behind the alias {@link #ALIAS} (what the
  * state machine and the schedule invoke), X-Ray tracing, an explicit log group with a retention, and a role
- * of its own holding exactly the data access of {@link DataAccess#of}. Environment variables carry names,
+ * of its own holding exactly the data access of {@link DataAccess#of}, and reserved concurrency from
+ * {@link ReservedConcurrency} unless the context turns it off. Environment variables carry names,
  * ARNs and settings only; the provider key is read from Secrets Manager at run time.
  */
 public final class ReconcilerFunctions extends Construct {
@@ -79,6 +81,8 @@ public final class ReconcilerFunctions extends Construct {
                 .logGroup(logGroup)
                 .role(role)
                 .environment(environment(function, config, tables))
+                // Sized from the workflow's own concurrency; off for an account that cannot keep 100 unreserved beside it.
+                .reservedConcurrentExecutions(config.reserveConcurrency() ? ReservedConcurrency.of(function) : null)
                 .build();
         // The warning asks for a published version; currentVersion below publishes one and the alias points at it.
         Annotations.of(fn).acknowledgeWarning("@aws-cdk/aws-lambda:snapStartRequirePublish",
@@ -146,6 +150,7 @@ public final class ReconcilerFunctions extends Construct {
         }
         if (function == LambdaFunction.DELIVER_COMMANDS) {
             environment.put(EnvVars.PROVIDER_BASE_URL, config.providerBaseUrl().toString());
+            environment.putAll(config.providerQuotaEnvironment());
         }
         return environment;
     }

@@ -3,6 +3,10 @@ package com.payments.reconciler.cdk;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.ProviderQuota;
+import com.payments.reconciler.workflow.ReservedConcurrency;
+import com.payments.reconciler.workflow.Timing;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Clock;
@@ -31,9 +35,13 @@ import java.util.stream.Collectors;
  * @param providerBaseUrl the card provider's API base URL (https)
  * @param providerSecretName the Secrets Manager secret the stack creates for the provider API key
  * @param alarmEmail where alarms are e-mailed, if anywhere
+ * @param providerQuota the card provider's quota for the whole night, DeliverCommands' environment (split by
+ *                      {@link ProviderQuota} itself)
+ * @param reserveConcurrency whether every function reserves {@link ReservedConcurrency#of} (off for an account whose
+ *                           concurrency limit cannot leave 100 unreserved beside it)
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
-                          Optional<String> alarmEmail) {
+                          Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -45,6 +53,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_BASE_URL = "providerBaseUrl";
     public static final String PROVIDER_SECRET_NAME = "providerSecretName";
     public static final String ALARM_EMAIL = "alarmEmail";
+    public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
+    public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
+    public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
 
     /** Window settings: context key → the StartWindow environment variable it becomes. */
     private static final Map<String, String> WINDOW_KEYS = Map.of(
@@ -57,6 +68,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
 
     public static final String DEFAULT_NAME_PREFIX = "reconciler-prod-";
     public static final String DEFAULT_PROVIDER_BASE_URL = "https://provider.example/api";
+    public static final ProviderQuota DEFAULT_PROVIDER_QUOTA = new ProviderQuota(40, 32);
     /** Secret names: Secrets Manager allows these characters; the prefix keeps environments apart. */
     private static final Pattern SECRET_NAME = Pattern.compile("[A-Za-z0-9/_+=.@-]{1,256}");
     /** Table, function, state machine and schedule names all accept this; 24 leaves room for the longest suffix. */
@@ -64,6 +76,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /** A refused schedule time names at most this many of the dates it does not exist on. */
     private static final int SHOWN_GAP_DATES = 3;
     private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+    /** A plain decimal: no exponent, sign, hex, NaN or Infinity, which Double.parseDouble would also take. */
+    private static final Pattern DECIMAL = Pattern.compile("\\d{1,9}(\\.\\d{1,6})?");
+    private static final Pattern INTEGER = Pattern.compile("\\d{1,9}");
 
     public StackConfig {
         requirePrefix(namePrefix);
@@ -89,6 +104,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_BASE_URL, DEFAULT_PROVIDER_BASE_URL);
         d.put(PROVIDER_SECRET_NAME, "");
         d.put(ALARM_EMAIL, "");
+        d.put(PROVIDER_REQUESTS_PER_SECOND, plain(DEFAULT_PROVIDER_QUOTA.requestsPerSecond()));
+        d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(DEFAULT_PROVIDER_QUOTA.maxConcurrentRequests()));
+        d.put(RESERVE_CONCURRENCY, "true");
         return d;
     }
 
@@ -145,7 +163,55 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
                 throw new InvalidContext(ALARM_EMAIL, "must be an e-mail address such as payments-oncall@example.com, or empty for none, was '" + e + "'");
             }
         });
-        return new StackConfig(prefix, window, provider, secretName, email);
+        ProviderQuota quota = providerQuota(value.apply(PROVIDER_REQUESTS_PER_SECOND), value.apply(PROVIDER_MAX_CONCURRENT_REQUESTS));
+        String reserve = value.apply(RESERVE_CONCURRENCY);
+        if (!reserve.equals("true") && !reserve.equals("false")) {
+            throw new InvalidContext(RESERVE_CONCURRENCY, "must be true or false (false: no reserved concurrency, for an account "
+                    + "whose concurrency limit cannot keep 100 unreserved beside " + ReservedConcurrency.total() + "), was '" + reserve + "'");
+        }
+        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve));
+    }
+
+    /**
+     * The provider quota, each key checked by {@link ProviderQuota}'s own rule: the rate with a concurrency that is
+     * always valid, then both together, so a refusal names the key that is wrong.
+     */
+    private static ProviderQuota providerQuota(String rpsText, String concurrentText) {
+        String rpsForm = "a number of requests per second above 0 and at most " + plain(ProviderQuota.MAX_REQUESTS_PER_SECOND)
+                + ", e.g. " + plain(DEFAULT_PROVIDER_QUOTA.requestsPerSecond()) + " (the provider's quota for the whole night)";
+        String concurrentForm = "an integer from " + Timing.DELIVERY_MAP_CONCURRENCY + " (one per concurrent delivery call) to "
+                + ProviderQuota.MAX_CONCURRENT_REQUESTS + ", e.g. " + DEFAULT_PROVIDER_QUOTA.maxConcurrentRequests()
+                + " (the provider's limit on concurrent requests for the whole night)";
+        if (!DECIMAL.matcher(rpsText).matches()) {
+            throw new InvalidContext(PROVIDER_REQUESTS_PER_SECOND, "must be " + rpsForm + ", was '" + rpsText + "'");
+        }
+        double rps = Double.parseDouble(rpsText);
+        try {
+            new ProviderQuota(rps, Timing.DELIVERY_MAP_CONCURRENCY);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER_REQUESTS_PER_SECOND, "must be " + rpsForm + ", was '" + rpsText + "'");
+        }
+        if (!INTEGER.matcher(concurrentText).matches()) {
+            throw new InvalidContext(PROVIDER_MAX_CONCURRENT_REQUESTS, "must be " + concurrentForm + ", was '" + concurrentText + "'");
+        }
+        try {
+            return new ProviderQuota(rps, Integer.parseInt(concurrentText));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER_MAX_CONCURRENT_REQUESTS, "must be " + concurrentForm + ", was '" + concurrentText + "'");
+        }
+    }
+
+    /** DeliverCommands' quota variables ({@link ProviderQuota#fromEnvironment} reads them back). */
+    public Map<String, String> providerQuotaEnvironment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(EnvVars.PROVIDER_REQUESTS_PER_SECOND, plain(providerQuota.requestsPerSecond()));
+        env.put(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(providerQuota.maxConcurrentRequests()));
+        return env;
+    }
+
+    /** 40.0 as "40", 2.5 as "2.5": how cdk.json and the environment write a rate. */
+    private static String plain(double value) {
+        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
     }
 
     /**

@@ -63,7 +63,7 @@ class CdkNagTest {
         System.out.println("synthesis time for the shared fixture: " + synth.synthMillis + " ms");
         assertThat(counts).containsEntry("AWS::DynamoDB::Table", 5).containsEntry("AWS::Lambda::Function", 5)
                 .containsEntry("AWS::StepFunctions::StateMachine", 1).containsEntry("AWS::Scheduler::Schedule", 1)
-                .containsEntry("AWS::CloudWatch::Alarm", 11).containsEntry("AWS::CloudWatch::Dashboard", 1)
+                .containsEntry("AWS::CloudWatch::Alarm", 17).containsEntry("AWS::CloudWatch::Dashboard", 1)
                 .containsEntry("AWS::SNS::Topic", 1).containsEntry("AWS::SQS::Queue", 2).containsEntry("AWS::Lambda::EventInvokeConfig", 1);
     }
 }

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderQuota;
+import com.payments.reconciler.workflow.ReservedConcurrency;
+import com.payments.reconciler.workflow.Timing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -19,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -28,6 +33,9 @@ import java.util.Set;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.AppProps;
+import software.amazon.awscdk.assertions.Template;
 
 /** The five functions: runtime, architecture, SnapStart behind an alias, timing budget, logs, tracing, environment. */
 class FunctionsTest {
@@ -116,7 +124,8 @@ class FunctionsTest {
             Set<String> expected = switch (function) {
                 case START_WINDOW -> Set.of(EnvVars.STATE_MACHINE_ARN, EnvVars.SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_LOCAL_TIME,
                         EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
-                case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID));
+                case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID,
+                        EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS));
                 default -> WORKFLOW_ENV;
             };
             assertThat(names).as(function.logicalName()).containsExactlyInAnyOrderElementsOf(expected);
@@ -124,6 +133,8 @@ class FunctionsTest {
         Map<String, JsonNode> deliver = environment(LambdaFunction.DELIVER_COMMANDS);
         assertThat(deliver.get(EnvVars.PROVIDER_SECRET_ID)).as("the secret's ARN, never its value").isEqualTo(template.ref(synth.stack.providerSecret()));
         assertThat(deliver.get(EnvVars.PROVIDER_BASE_URL).asText()).isEqualTo("https://provider.test/v1");
+        assertThat(deliver.get(EnvVars.PROVIDER_REQUESTS_PER_SECOND).asText()).isEqualTo("12.5");
+        assertThat(deliver.get(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS).asText()).isEqualTo("16");
         assertThat(environment(LambdaFunction.START_WINDOW).get(EnvVars.STATE_MACHINE_ARN))
                 .isEqualTo(template.ref(synth.stack.workflow().stateMachine()));
     }
@@ -136,6 +147,50 @@ class FunctionsTest {
         assertThat(read.localTime().toString()).isEqualTo("02:30");
         assertThat(read.shards()).isEqualTo(8);
         assertThat(read.horizonDays()).isEqualTo(14);
+    }
+
+    /** DeliverCommands reads back exactly the context's provider quota (12.5 requests/s, 16 at once in the stack tests). */
+    @Test
+    void deliverCommandsReadsBackExactlyTheContextsProviderQuota() {
+        AwsClients local = new LocalAwsClients(URI.create("http://127.0.0.1:9"), List.of());
+        HandlerEnvironment env = new HandlerEnvironment(plain(LambdaFunction.DELIVER_COMMANDS), local, Clock.systemUTC());
+        assertThat(ProviderQuota.fromEnvironment(env)).isEqualTo(synth.config.providerQuota()).isEqualTo(new ProviderQuota(12.5, 16));
+    }
+
+    /**
+     * Reserved concurrency is the rule's, per function: 2 overlapping executions × what one execution runs at once
+     * (the delivery Map's MaxConcurrency for DeliverCommands, 1 otherwise).
+     */
+    @Test
+    void everyFunctionReservesTheConcurrencyTheWorkflowCanUse() {
+        for (LambdaFunction function : LambdaFunction.values()) {
+            assertThat(function(function).path("Properties").path("ReservedConcurrentExecutions").isInt()).as(function.logicalName()).isTrue();
+            assertThat(function(function).path("Properties").path("ReservedConcurrentExecutions").asInt()).as(function.logicalName())
+                    .isEqualTo(ReservedConcurrency.of(function));
+        }
+        // The rule's values today, so a change to it is seen here: 8 for DeliverCommands (Map concurrency 4), 2 for the others.
+        assertThat(ReservedConcurrency.of(LambdaFunction.DELIVER_COMMANDS)).isEqualTo(2 * Timing.DELIVERY_MAP_CONCURRENCY).isEqualTo(8);
+        assertThat(ReservedConcurrency.of(LambdaFunction.START_WINDOW)).isEqualTo(2);
+        assertThat(ReservedConcurrency.total()).isEqualTo(16);
+    }
+
+    /** {@code -c reserveConcurrency=false}: no function reserves anything (an account whose limit cannot keep 100 unreserved). */
+    @Test
+    void reserveConcurrencyFalseRemovesEveryReservation() {
+        Map<String, Object> context = new HashMap<>(SynthesizedStack.CONTEXT);
+        context.put(StackConfig.RESERVE_CONCURRENCY, "false");
+        Path outdir = synth.outdir.resolveSibling("cdk-test-out-unreserved");
+        App app = new App(AppProps.builder().context(context).outdir(outdir.toString()).build());
+        ReconcilerStack stack = ReconcilerApp.build(app, synth.jar);
+        JsonNode root = new ObjectMapper().valueToTree(Template.fromStack(stack).toJSON());
+        List<JsonNode> functions = new ArrayList<>();
+        root.path("Resources").forEach(r -> {
+            if (r.path("Type").asText().equals("AWS::Lambda::Function")) {
+                functions.add(r);
+            }
+        });
+        assertThat(functions).hasSize(LambdaFunction.values().length)
+                .allSatisfy(f -> assertThat(f.path("Properties").has("ReservedConcurrentExecutions")).isFalse());
     }
 
     @Test

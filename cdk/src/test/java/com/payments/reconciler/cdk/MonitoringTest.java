@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.Timing;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,9 @@ class MonitoringTest {
         Map<String, JsonNode> alarms = alarms();
         assertThat(alarms.keySet()).containsExactlyInAnyOrder("test-ExecutionsFailed", "test-ExecutionsTimedOut", "test-ExecutionsAborted",
                 "test-SupersededRuns", "test-DeliveryRejections", "test-DeliveryQuarantined", "test-DeliveryEscalated", "test-ScheduleDeadLetters",
-                "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted");
+                "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted", "test-BacklogLeft",
+                "test-StartWindowThrottles", "test-AcquireLeaseThrottles", "test-ReconcilePageThrottles", "test-DeliverCommandsThrottles",
+                "test-ReleaseLeaseThrottles");
         JsonNode stateMachine = template.ref(synth.stack.workflow().stateMachine());
         assertMetric(alarms.get("test-ExecutionsFailed"), "AWS/States", "ExecutionsFailed", "StateMachineArn", stateMachine);
         assertMetric(alarms.get("test-ExecutionsTimedOut"), "AWS/States", "ExecutionsTimedOut", "StateMachineArn", stateMachine);
@@ -39,7 +42,13 @@ class MonitoringTest {
         assertThat(alarms.get("test-StartWindowErrors").path("Statistic").asText()).isEqualTo("Sum");
         assertMetric(alarms.get("test-StartWindowFailures"), "AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName",
                 template.getAtt(synth.stack.startWindowInvocation().failures(), "QueueName"));
+        for (LambdaFunction function : LambdaFunction.values()) {
+            JsonNode throttles = alarms.get("test-" + function.logicalName() + "Throttles");
+            assertMetric(throttles, "AWS/Lambda", "Throttles", "FunctionName", template.ref(synth.stack.functions().function(function)));
+            assertThat(throttles.path("Statistic").asText()).isEqualTo("Sum");
+        }
         alarms.remove("test-NightNotStarted");
+        alarms.remove("test-BacklogLeft");
         alarms.values().forEach(a -> {
             assertThat(a.path("Threshold").asDouble()).isEqualTo(1.0);
             assertThat(a.path("ComparisonOperator").asText()).isEqualTo("GreaterThanOrEqualToThreshold");
@@ -53,10 +62,31 @@ class MonitoringTest {
     @Test
     void everyAlarmNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
-        assertThat(alarms()).hasSize(11).allSatisfy((name, a) -> {
+        assertThat(alarms()).hasSize(17).allSatisfy((name, a) -> {
             assertThat(a.path("AlarmActions")).as(name).hasSize(1);
             assertThat(a.path("AlarmActions").path(0)).as(name).isEqualTo(topic);
         });
+    }
+
+    /**
+     * A night that ended SUCCEEDED with commands left PENDING (issue 17): DeliverCommands' BacklogLeft, summed over a
+     * period as long as an execution may run (10 hours, so one night's data points fall into one window and the
+     * alarm is OK again before the next night), missing data not breaching; the description says what to do.
+     */
+    @Test
+    void backlogLeftFiresOnceANightLeavesWorkPendingAndSaysWhatToDo() {
+        JsonNode alarm = alarms().get("test-BacklogLeft");
+        assertMetric(alarm, Metrics.NAMESPACE, Metrics.BACKLOG_LEFT, "Function",
+                TemplateJson.parse("\"" + LambdaFunction.DELIVER_COMMANDS.logicalName() + "\""));
+        assertThat(alarm.path("Dimensions")).hasSize(1);
+        assertThat(alarm.path("Statistic").asText()).isEqualTo("Sum");
+        assertThat(alarm.path("Threshold").asDouble()).isEqualTo(1.0);
+        assertThat(alarm.path("ComparisonOperator").asText()).isEqualTo("GreaterThanOrEqualToThreshold");
+        assertThat(alarm.path("EvaluationPeriods").asInt()).isEqualTo(1);
+        assertThat(alarm.path("TreatMissingData").asText()).isEqualTo("notBreaching");
+        assertThat(alarm.path("Period").asLong()).isEqualTo(Timing.EXECUTION_TIMEOUT.toSeconds()).isEqualTo(36_000L);
+        assertThat(alarm.path("AlarmDescription").asText()).contains("SUCCEEDED", "PENDING", "next run", "raise the quota",
+                "lengthen the budget", "run an extra window");
     }
 
     /**
@@ -145,7 +175,8 @@ class MonitoringTest {
         assertThat(body).contains("ExecutionTime", "ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted",
                 Metrics.SUPERSEDED_RUNS, Metrics.DELIVERY_REJECTED, Metrics.DELIVERIES, Metrics.RELEASES_REQUESTED,
                 Metrics.DELIVERY_CANCELLED_SETTLED, Metrics.DELIVERY_QUARANTINED, Metrics.DELIVERY_ESCALATED,
-                Metrics.FENCED_REFUSALS, Metrics.DUPLICATE_STARTS_SUPPRESSED, "ApproximateNumberOfMessagesVisible", "alarm");
+                Metrics.FENCED_REFUSALS, Metrics.DUPLICATE_STARTS_SUPPRESSED, Metrics.BACKLOG_LEFT, Metrics.PROVIDER_THROTTLED,
+                "ApproximateNumberOfMessagesVisible", "alarm");
     }
 
     @Test

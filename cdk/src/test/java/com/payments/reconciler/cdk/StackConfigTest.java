@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.ProviderQuota;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +37,10 @@ class StackConfigTest {
         assertThat(config.namePrefix()).isEqualTo("reconciler-prod-");
         assertThat(config.providerSecretName()).isEqualTo("reconciler-prod-provider-api-key");
         assertThat(config.alarmEmail()).isEmpty();
+        assertThat(config.providerQuota()).isEqualTo(new ProviderQuota(40, 32));
+        assertThat(config.providerQuotaEnvironment()).containsExactly(
+                Map.entry(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40"), Map.entry(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32"));
+        assertThat(config.reserveConcurrency()).isTrue();
         assertThat(WindowConfig.fromEnvironment(config.windowEnvironment())).isEqualTo(config.window());
     }
 
@@ -54,13 +60,18 @@ class StackConfigTest {
 
     @Test
     void valuesFromJsonAndFromTheCommandLineReadTheSame() {
-        Map<String, Object> json = Map.of(StackConfig.SHARDS, 16, StackConfig.DRY_RUN, true, StackConfig.WINDOW_HORIZON_DAYS, 7);
-        Map<String, Object> cli = Map.of(StackConfig.SHARDS, "16", StackConfig.DRY_RUN, "true", StackConfig.WINDOW_HORIZON_DAYS, "7");
+        Map<String, Object> json = Map.of(StackConfig.SHARDS, 16, StackConfig.DRY_RUN, true, StackConfig.WINDOW_HORIZON_DAYS, 7,
+                StackConfig.PROVIDER_REQUESTS_PER_SECOND, 2.5, StackConfig.PROVIDER_MAX_CONCURRENT_REQUESTS, 4, StackConfig.RESERVE_CONCURRENCY, false);
+        Map<String, Object> cli = Map.of(StackConfig.SHARDS, "16", StackConfig.DRY_RUN, "true", StackConfig.WINDOW_HORIZON_DAYS, "7",
+                StackConfig.PROVIDER_REQUESTS_PER_SECOND, "2.5", StackConfig.PROVIDER_MAX_CONCURRENT_REQUESTS, "4", StackConfig.RESERVE_CONCURRENCY, "false");
         StackConfig fromJson = StackConfig.fromContext(json::get);
         assertThat(fromJson).isEqualTo(StackConfig.fromContext(cli::get));
         assertThat(fromJson.window().shards()).isEqualTo(16);
         assertThat(fromJson.window().dryRun()).isTrue();
         assertThat(fromJson.window().horizonDays()).isEqualTo(7);
+        assertThat(fromJson.providerQuota()).isEqualTo(new ProviderQuota(2.5, 4));
+        assertThat(fromJson.providerQuotaEnvironment()).containsEntry(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "2.5");
+        assertThat(fromJson.reserveConcurrency()).isFalse();
     }
 
     @Test
@@ -98,6 +109,17 @@ class StackConfigTest {
             "alarmEmail|oncall|an e-mail address",
             "namePrefix|prod env|at most 24 letters",
             "namePrefix|a-prefix-that-is-far-too-long-for-names|at most 24 letters",
+            "providerRequestsPerSecond|0|above 0 and at most 10000",
+            "providerRequestsPerSecond|10000.5|above 0 and at most 10000",
+            "providerRequestsPerSecond|-5|above 0 and at most 10000",
+            "providerRequestsPerSecond|forty|a number of requests per second",
+            "providerRequestsPerSecond|NaN|a number of requests per second",
+            "providerRequestsPerSecond|1e3|a number of requests per second",
+            "providerMaxConcurrentRequests|3|an integer from 4 (one per concurrent delivery call) to 1000",
+            "providerMaxConcurrentRequests|1001|an integer from 4",
+            "providerMaxConcurrentRequests|8.5|an integer from 4",
+            "providerMaxConcurrentRequests|many|an integer from 4",
+            "reserveConcurrency|yes|true or false",
     })
     void badValuesAreRefusedNamingTheKey(String key, String value, String form) {
         // The message names the key, the accepted form and the value given, and nothing else (no variable names).
@@ -107,7 +129,7 @@ class StackConfigTest {
                 .hasMessageStartingWith("context key '" + key + "' ")
                 .hasMessageContaining(form)
                 .hasMessageContaining(value)
-                .hasMessageNotContainingAny("SCHEDULE_", "GRACE_PERIOD", "SHARDS", "DRY_RUN", "WINDOW_HORIZON")
+                .hasMessageNotContainingAny("SCHEDULE_", "GRACE_PERIOD", "SHARDS", "DRY_RUN", "WINDOW_HORIZON", "PROVIDER_")
                 .hasMessageContaining("-c " + key + "=")
                 .satisfies(e -> assertThat(((InvalidContext) e).key()).isEqualTo(key));
     }

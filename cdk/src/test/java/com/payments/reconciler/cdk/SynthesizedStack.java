@@ -55,6 +55,8 @@ final class SynthesizedStack {
         context.put(StackConfig.PROVIDER_BASE_URL, "https://provider.test/v1");
         context.put(StackConfig.PROVIDER_SECRET_NAME, "test/provider-api-key");
         context.put(StackConfig.ALARM_EMAIL, "payments-oncall@example.com");
+        context.put(StackConfig.PROVIDER_REQUESTS_PER_SECOND, 12.5);
+        context.put(StackConfig.PROVIDER_MAX_CONCURRENT_REQUESTS, 16);
         return Map.copyOf(context);
     }
 }

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The stack's CloudFormation template as the cdk module synthesised it at build time (a resource of the cdk
@@ -110,8 +111,12 @@ public final class SynthesizedTemplate {
                     .orElseThrow(() -> new IllegalStateException(id + ": handler " + handler + " is none of LambdaFunction's"));
             Map<String, JsonNode> env = new LinkedHashMap<>();
             p.path("Environment").path("Variables").properties().forEach(e -> env.put(e.getKey(), e.getValue()));
+            JsonNode reserved = p.path("ReservedConcurrentExecutions");
+            if (!reserved.isMissingNode() && !reserved.isInt()) {
+                throw new IllegalStateException(id + ": ReservedConcurrentExecutions is not a literal integer: " + reserved);
+            }
             specs.add(new TemplateFunction(id, function, handler, p.path("MemorySize").asInt(), p.path("Timeout").asInt(),
-                    env, roleOf(id, p.path("Role"))));
+                    env, roleOf(id, p.path("Role")), reserved.isInt() ? OptionalInt.of(reserved.asInt()) : OptionalInt.empty()));
         });
         return specs;
     }
@@ -202,9 +207,10 @@ public final class SynthesizedTemplate {
      * @param timeoutSeconds seconds
      * @param environment Environment.Variables, unresolved (see {@link #environment(IntrinsicResolver)})
      * @param roleLogicalId the logical id of its execution role
+     * @param reservedConcurrency ReservedConcurrentExecutions, if the template sets it
      */
     public record TemplateFunction(String logicalId, LambdaFunction function, String handler, int memorySize, int timeoutSeconds,
-                               Map<String, JsonNode> environment, String roleLogicalId) {
+                               Map<String, JsonNode> environment, String roleLogicalId, OptionalInt reservedConcurrency) {
         public TemplateFunction {
             environment = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(environment));
         }

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * (sandboxes) of their own, started from the deployment package with Lambda's Runtime Interface Client,
  * which poll a Runtime API. Serves the Invoke API on loopback with Lambda's wire behaviour (see
  * {@link LambdaService}), scales each function out to one sandbox per concurrent invocation up to a cap
- * and throttles beyond it, enforces the function's timeout, and gives each function its own container
+ * (its reserved concurrency, else the service's) and throttles beyond it, enforces the function's timeout, and gives each function its own container
  * credentials, as SnapStart functions get them.
  *
  * <p>Start it with {@link #start(Config, List)}; {@link #close()} (also run by a shutdown hook) ends every
@@ -179,11 +179,21 @@ public final class ProcessLambdaService implements LambdaService {
                 throw new IllegalStateException("the local Lambda service is closed");
             }
             specs.put(spec.logicalName(), spec);
-            previous = pools.put(spec.logicalName(), new SandboxPool(config.maxSandboxesPerFunction(), () -> startSandbox(spec, taskRoot)));
+            int limit = spec.reservedConcurrency().orElse(config.maxSandboxesPerFunction());
+            previous = pools.put(spec.logicalName(), new SandboxPool(limit, () -> startSandbox(spec, taskRoot)));
         }
         if (previous != null) {
             shutDown(previous.close());
         }
+    }
+
+    /** The most sandboxes the function runs at once: its reserved concurrency, else the service's cap. */
+    public int concurrencyLimit(String logicalName) {
+        SandboxPool pool = pools.get(logicalName);
+        if (pool == null) {
+            throw new IllegalArgumentException("no function " + logicalName + " is deployed");
+        }
+        return pool.limit();
     }
 
     @Override

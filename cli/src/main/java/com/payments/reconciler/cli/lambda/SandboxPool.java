@@ -29,6 +29,10 @@ final class SandboxPool {
         this.starter = starter;
     }
 
+    int limit() {
+        return limit;
+    }
+
     /** An idle live sandbox, else a new one, marked busy; empty when the function is at its limit. */
     synchronized Optional<Sandbox> acquire() {
         if (closed) {

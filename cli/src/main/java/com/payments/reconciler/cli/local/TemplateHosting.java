@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The functions hosted as the synthesised stack deploys them: each function of the template in JVM sandboxes of
- * its own ({@link ProcessLambdaService}: the template's Handler, MemorySize and Timeout, its Environment with
- * every intrinsic resolved to the local resources, container credentials of its own), and every AWS call they
- * make going through an enforcing {@link AwsCallRecorder} in front of moto that answers AccessDeniedException
- * unless the function's role in the template allows it. Two values of the template are replaced, because the
+ * its own ({@link ProcessLambdaService}: the template's Handler, MemorySize and Timeout, ReservedConcurrentExecutions as
+ * its sandbox cap, its Environment with every intrinsic resolved to the local resources, container credentials of its
+ * own), and every AWS call they make going through an enforcing {@link AwsCallRecorder} in front of moto that
+ * answers AccessDeniedException unless the function's role in the template allows it. Two values of the template are replaced, because the
  * local world has its own: the provider's base URL (the simulated provider) and the window settings the run
  * was given (StartWindow's variables the stack sets from cdk.json). The endpoint reaches the SDK only as its
  * standard {@code AWS_ENDPOINT_URL}.
@@ -111,8 +111,7 @@ public final class TemplateHosting implements AutoCloseable {
             }
             windowSettings.forEach((name, value) -> env.computeIfPresent(name, (k, v) -> value));
             env.put("AWS_ENDPOINT_URL", recorder.endpoint().toString());
-            lambda.deploy(new FunctionSpec(function.function().logicalName(), function.handler(), function.memorySize(),
-                    Duration.ofSeconds(function.timeoutSeconds()), env));
+            lambda.deploy(spec(function, env));
         }
         LeastPrivilegeProof proof = new LeastPrivilegeProof(template, resolver);
         // Every function is deployed now, so the key lookup is complete; keys survive a redeploy.
@@ -120,6 +119,12 @@ public final class TemplateHosting implements AutoCloseable {
         attribution.set(byKey);
         gate.set(proof.authorizer(byKey));
         this.proof.set(proof);
+    }
+
+    /** The template's function as the sandboxes run it: its Handler, MemorySize, Timeout and reserved concurrency, with {@code env}. */
+    static FunctionSpec spec(SynthesizedTemplate.TemplateFunction function, Map<String, String> env) {
+        return new FunctionSpec(function.function().logicalName(), function.handler(), function.memorySize(),
+                Duration.ofSeconds(function.timeoutSeconds()), env, function.reservedConcurrency());
     }
 
     /** The proof the front door enforces, against the resources of the last {@link #deploy}. */

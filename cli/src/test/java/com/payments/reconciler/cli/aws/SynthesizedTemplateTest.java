@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ReservedConcurrency;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +27,7 @@ class SynthesizedTemplateTest {
     }
 
     @Test
-    void listsTheFiveFunctionsWithTheirHandlerMemoryTimeoutAndRole() {
+    void listsTheFiveFunctionsWithTheirHandlerMemoryTimeoutReservedConcurrencyAndRole() {
         assertThat(template.functions()).extracting(SynthesizedTemplate.TemplateFunction::function)
                 .containsExactlyInAnyOrder(LambdaFunction.values());
         for (LambdaFunction function : LambdaFunction.values()) {
@@ -34,6 +35,7 @@ class SynthesizedTemplateTest {
             assertThat(spec.handler()).isEqualTo(function.handler());
             assertThat(spec.memorySize()).isEqualTo(function.memoryMb());
             assertThat(spec.timeoutSeconds()).isEqualTo(function.timeout().toSeconds());
+            assertThat(spec.reservedConcurrency()).hasValue(ReservedConcurrency.of(function));
             assertThat(template.resource(spec.roleLogicalId()).path("Type").asText()).isEqualTo("AWS::IAM::Role");
         }
     }

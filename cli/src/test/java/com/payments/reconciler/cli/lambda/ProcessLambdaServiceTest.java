@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +66,7 @@ class ProcessLambdaServiceTest {
                         Map.of("FUNCTION_SETTING", "on")),
                 new FunctionSpec("Sleepy", SCRIPTED, 128, Duration.ofSeconds(2), Map.of()),
                 new FunctionSpec("Concurrent", SCRIPTED, 128, Duration.ofSeconds(60), Map.of()),
+                new FunctionSpec("ReservedOne", SCRIPTED, 128, Duration.ofSeconds(60), Map.of(), OptionalInt.of(1)),
                 new FunctionSpec("Exits", SCRIPTED, 128, Duration.ofSeconds(30), Map.of()),
                 new FunctionSpec("Redeployed", ENVIRONMENT, 256, Duration.ofSeconds(60), Map.of("CONFIGURATION", "1")),
                 new FunctionSpec("BrokenInit", FailingInitHandler.class.getName() + "::handleRequest", 128, Duration.ofSeconds(30), Map.of()));
@@ -170,7 +172,7 @@ class ProcessLambdaServiceTest {
         assertThat(body.get("region").asText()).isEqualTo("us-east-1");
         assertThat(service.functionOfAccessKeyId(body.get("accessKeyId").asText())).contains("Env");
         assertThat(service.accessKeyIdOf("Echo")).isNotEqualTo(service.accessKeyIdOf("Env"));
-        assertThat(service.functionsByAccessKeyId()).hasSize(7).containsEntry(service.accessKeyIdOf("Echo"), "Echo");
+        assertThat(service.functionsByAccessKeyId()).hasSize(8).containsEntry(service.accessKeyIdOf("Echo"), "Echo");
 
         // The endpoint answers only the right token.
         HttpClient http = HttpClient.newHttpClient();
@@ -276,6 +278,26 @@ class ProcessLambdaServiceTest {
         }
         assertThat(lambda.invoke("Concurrent", "{}").status()).as("free again once they answered").isEqualTo(200);
         assertThat(service.sandboxes("Concurrent")).hasSize(2);
+    }
+
+    /** A function's reserved concurrency is its cap, below the service's: the second concurrent invocation is throttled. */
+    @Test
+    void aFunctionsReservedConcurrencyCapsItsSandboxesBelowTheServicesCap() throws Exception {
+        assertThat(service.concurrencyLimit("ReservedOne")).isEqualTo(1);
+        assertThat(service.concurrencyLimit("Concurrent")).isEqualTo(CAP);
+        try (ServerSocket gate = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            gate.setSoTimeout((int) Invoker.ANSWER_WITHIN.toMillis());
+            CompletableFuture<Invoker.Answer> running = lambda.invokeAsync("ReservedOne", "{\"blockOnPort\":" + gate.getLocalPort() + "}");
+            try (Socket held = gate.accept()) {
+                Invoker.Answer throttled = lambda.invoke("ReservedOne", "{}");
+                assertThat(throttled.status()).isEqualTo(429);
+                assertThat(throttled.errorType()).isEqualTo("TooManyRequestsException");
+                held.getOutputStream().write(1);
+                held.getOutputStream().flush();
+                assertThat(running.get(Invoker.ANSWER_WITHIN.toSeconds(), TimeUnit.SECONDS).status()).isEqualTo(200);
+            }
+        }
+        assertThat(service.sandboxes("ReservedOne")).hasSize(1);
     }
 
     @Test

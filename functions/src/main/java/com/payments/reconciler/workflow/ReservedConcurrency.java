@@ -1,0 +1,36 @@
+package com.payments.reconciler.workflow;
+
+import java.util.Arrays;
+
+/**
+ * How much concurrency each function reserves, sized from the workflow's own concurrency (issue 17). One
+ * execution runs at most {@link Timing#DELIVERY_MAP_CONCURRENCY} DeliverCommands calls at once (the delivery
+ * Map's {@code MaxConcurrency}) and one call of every other function at a time. At most
+ * {@link #OVERLAPPING_EXECUTIONS} executions overlap: the scheduled night and a manual rerun, or a superseded
+ * run still finishing; duplicate starts of one window are suppressed by its deterministic execution name. For
+ * StartWindow the same 2 covers Scheduler's at-least-once duplicate deliveries. The stack reserves this and its
+ * template test checks it against this rule.
+ */
+public final class ReservedConcurrency {
+
+    private ReservedConcurrency() {
+    }
+
+    /** Executions of the workflow that may run at once. */
+    public static final int OVERLAPPING_EXECUTIONS = 2;
+
+    /** The most calls of {@code function} one execution runs at once. */
+    public static int perExecution(LambdaFunction function) {
+        return function == LambdaFunction.DELIVER_COMMANDS ? Timing.DELIVERY_MAP_CONCURRENCY : 1;
+    }
+
+    /** The function's {@code ReservedConcurrentExecutions}. */
+    public static int of(LambdaFunction function) {
+        return OVERLAPPING_EXECUTIONS * perExecution(function);
+    }
+
+    /** What the stack reserves in all: the account must keep 100 unreserved on top of it. */
+    public static int total() {
+        return Arrays.stream(LambdaFunction.values()).mapToInt(ReservedConcurrency::of).sum();
+    }
+}
