@@ -68,7 +68,6 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
 
     public static final String DEFAULT_NAME_PREFIX = "reconciler-prod-";
     public static final String DEFAULT_PROVIDER_BASE_URL = "https://provider.example/api";
-    public static final ProviderQuota DEFAULT_PROVIDER_QUOTA = new ProviderQuota(40, 32);
     /** Secret names: Secrets Manager allows these characters; the prefix keeps environments apart. */
     private static final Pattern SECRET_NAME = Pattern.compile("[A-Za-z0-9/_+=.@-]{1,256}");
     /** Table, function, state machine and schedule names all accept this; 24 leaves room for the longest suffix. */
@@ -104,8 +103,8 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_BASE_URL, DEFAULT_PROVIDER_BASE_URL);
         d.put(PROVIDER_SECRET_NAME, "");
         d.put(ALARM_EMAIL, "");
-        d.put(PROVIDER_REQUESTS_PER_SECOND, plain(DEFAULT_PROVIDER_QUOTA.requestsPerSecond()));
-        d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(DEFAULT_PROVIDER_QUOTA.maxConcurrentRequests()));
+        d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
+        d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(RESERVE_CONCURRENCY, "true");
         return d;
     }
@@ -178,9 +177,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
      */
     private static ProviderQuota providerQuota(String rpsText, String concurrentText) {
         String rpsForm = "a number of requests per second above 0 and at most " + plain(ProviderQuota.MAX_REQUESTS_PER_SECOND)
-                + ", e.g. " + plain(DEFAULT_PROVIDER_QUOTA.requestsPerSecond()) + " (the provider's quota for the whole night)";
+                + ", e.g. " + plain(ProviderQuota.DEFAULT.requestsPerSecond()) + " (the provider's quota for the whole night)";
         String concurrentForm = "an integer from " + Timing.DELIVERY_MAP_CONCURRENCY + " (one per concurrent delivery call) to "
-                + ProviderQuota.MAX_CONCURRENT_REQUESTS + ", e.g. " + DEFAULT_PROVIDER_QUOTA.maxConcurrentRequests()
+                + ProviderQuota.MAX_CONCURRENT_REQUESTS + ", e.g. " + ProviderQuota.DEFAULT.maxConcurrentRequests()
                 + " (the provider's limit on concurrent requests for the whole night)";
         if (!DECIMAL.matcher(rpsText).matches()) {
             throw new InvalidContext(PROVIDER_REQUESTS_PER_SECOND, "must be " + rpsForm + ", was '" + rpsText + "'");

@@ -1,6 +1,5 @@
 package com.payments.reconciler.cli;
 
-import com.payments.reconciler.cdk.StackConfig;
 import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.SyntheticData;
@@ -125,7 +124,7 @@ final class LocalCommand implements Callable<Integer> {
             }
             return Optional.empty();
         }
-        int concurrent = concurrency != null ? concurrency : StackConfig.DEFAULT_PROVIDER_QUOTA.maxConcurrentRequests();
+        int concurrent = concurrency != null ? concurrency : ProviderQuota.DEFAULT.maxConcurrentRequests();
         try {
             return Optional.of(new ProviderQuota(requestsPerSecond, concurrent));
         } catch (IllegalArgumentException e) {

@@ -10,6 +10,9 @@ package com.payments.reconciler.workflow;
  */
 public record ProviderQuota(double requestsPerSecond, int maxConcurrentRequests) {
 
+    /** The stack's default (CDK context {@code providerRequestsPerSecond}, {@code providerMaxConcurrentRequests}). */
+    public static final ProviderQuota DEFAULT = new ProviderQuota(40, 32);
+
     public static final double MAX_REQUESTS_PER_SECOND = 10_000;
     public static final int MAX_CONCURRENT_REQUESTS = 1_000;
 
@@ -37,6 +40,14 @@ public record ProviderQuota(double requestsPerSecond, int maxConcurrentRequests)
 
     /** One delivery call's part of the quota. */
     public record Share(double requestsPerSecond, int maxConcurrentRequests) {
+    }
+
+    /** The environment DeliverCommands reads it from (the stack sets it; the local runs too). */
+    public java.util.Map<String, String> environment() {
+        String rps = requestsPerSecond == Math.rint(requestsPerSecond) ? Long.toString((long) requestsPerSecond)
+                : Double.toString(requestsPerSecond);
+        return java.util.Map.of(EnvVars.PROVIDER_REQUESTS_PER_SECOND, rps,
+                EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(maxConcurrentRequests));
     }
 
     /** DeliverCommands: the quota the stack set (both variables required, so a night never runs unmetered). */

@@ -50,6 +50,9 @@ class DeliveryCapacityTest {
             assertThat(ops.subList(0, 20)).as("oldest first").allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
             assertThat(ops.subList(20, 30)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
             assertThat(w.metricLines).anySatisfy(line -> assertThat(line).contains("\"" + Metrics.BACKLOG_LEFT + "\":10"));
+            assertThat(w.auditWithBacklog(10).violations()).as("the 10 the run declared are not lost").isEmpty();
+            assertThat(w.auditWithBacklog(9).violations()).as("one more PENDING than declared is")
+                    .singleElement().satisfies(v -> assertThat(v.invariant()).isEqualTo("I4"));
 
             // The next run drains the rest: a fresh budget, the same commands, nothing sent twice.
             DeliveryBatch next = w.invoke(handler, lease, 0, null, w.clock.instant(), new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));

@@ -231,6 +231,12 @@ final class DeliveryWorld implements AutoCloseable {
                 windowComplete ? new InvariantAudit.Completion(CUTOFF, true) : null);
     }
 
+    /** The audit of a complete window whose run declared {@code backlog} commands left PENDING. */
+    InvariantAudit.Report auditWithBacklog(long backlog) {
+        return new InvariantAudit(engine.tables()).audit(engine.snapshot(), engine.writes(), releases(),
+                new InvariantAudit.Completion(CUTOFF, true, backlog));
+    }
+
     @Override
     public void close() {
         provider.close();

@@ -1,7 +1,6 @@
 package com.payments.reconciler.cli.local;
 
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
-import com.payments.reconciler.cdk.StackConfig;
 import com.payments.reconciler.cli.aws.AwsCallRecorder;
 import com.payments.reconciler.cli.aws.SynthesizedTemplate;
 import com.payments.reconciler.local.moto.MotoServer;
@@ -244,7 +243,7 @@ public final class LocalPipeline implements AutoCloseable {
         env.put("AWS_REGION", StateMachineDeployer.LOCAL_REGION);
         env.putIfAbsent(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
         // In-process handlers have no template: the stack's default quota, as `cdk deploy` sets it, unless the run chose one.
-        StackConfig.DEFAULT_PROVIDER_QUOTA.environment().forEach(env::putIfAbsent);
+        ProviderQuota.DEFAULT.environment().forEach(env::putIfAbsent);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
         env.put(EnvVars.PROVIDER_BASE_URL, (providerFront != null ? providerFront : provider.baseUrl()).toString());
         env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);

@@ -138,7 +138,7 @@ public final class LocalRun {
             List<AppliedWrite> writes = pipeline.appliedWrites();
             List<ProviderEffect> effects = pipeline.providerEffects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
-                    : new InvariantAudit.Completion(input.cutoff(), true);
+                    : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last));
             InvariantAudit.Report audit = new InvariantAudit(pipeline.tables()).audit(snapshot, writes, pipeline.providerReleases(), completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
             options.dumpState().ifPresent(dir -> {
@@ -287,6 +287,11 @@ public final class LocalRun {
                         summary.path("delivery").path("backlogLeft").asLong()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")));
+    }
+
+    /** What the run's summary says it left PENDING for the next run (the audit checks it against the tables). */
+    private static long declaredBacklog(ExecutionFollower.Followed last) {
+        return last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode()).path("delivery").path("backlogLeft").asLong();
     }
 
     private static RunReport.Provider provider(LocalPipeline pipeline, JsonNode delivery) {
