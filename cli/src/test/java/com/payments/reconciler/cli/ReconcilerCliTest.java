@@ -74,9 +74,12 @@ class ReconcilerCliTest {
         Path sandboxLogs = BUILD.resolve("cli-local").resolve("lambda").resolve("sandboxes");
         assertThat(Files.readString(sandboxLogs.resolve("AcquireLease-1.log"))).contains("lease hold-release-reconciler acquired");
         assertThat(Files.readString(sandboxLogs.resolve("ReconcilePage-1.log"))).contains("\"CloudWatchMetrics\"");
-        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine");
+        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine", "provider");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
-                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "quarantined", "escalated");
+                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "quarantined", "escalated", "backlogLeft");
+        assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",
+                "throttledSeconds", "peakConcurrent");
+        assertThat(report.at("/counts/backlogLeft").asLong()).isZero();
         assertThat(fieldNames(report.get("cost"))).containsExactly("stateTransitions", "lambdaInvocations", "dynamodbRequests", "providerCalls");
         assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today);
         assertThat(report.at("/execution/status").asText()).isEqualTo("SUCCEEDED");
