@@ -101,7 +101,7 @@ public final class Benchmark {
     }
 
     private ScaleRun window(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, int size) {
-        WindowId window = new WindowId(java.time.LocalDate.now(wall.withZone(config.zone())));
+        WindowId window = config.latestStartedWindow(wall.instant());
         ExecutionInput input = config.inputFor(window);
         SyntheticData data = new SyntheticData(size, settings.settledFraction(), 0.0, settings.seed());
         console.accept(String.format("window of %,d candidates: loading", size));

@@ -309,7 +309,8 @@ public final class ChaosCampaign {
                 : new MutantInterceptor(mutant, pipeline.tables(), pipeline.dynamo(), clock, trace::add);
         mutantSlot.set(defect);
         proxy.configure(mutant, trace::add);
-        WindowId window = new WindowId(clock.instant().atZone(CONFIG.zone()).toLocalDate());
+        // The newest window already started: today's before its window start would be refused (and is not a chaos fault).
+        WindowId window = CONFIG.latestStartedWindow(clock.instant());
         ExecutionInput input = CONFIG.inputFor(window);
         new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());

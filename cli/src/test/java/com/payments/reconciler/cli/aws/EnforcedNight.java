@@ -20,8 +20,9 @@ import java.util.Map;
  */
 final class EnforcedNight implements AutoCloseable {
 
-    static final WindowId WINDOW = WindowId.parse("2026-12-01", "window");
     static final WindowConfig CONFIG = WindowConfig.defaults();
+    /** StartWindow refuses a window not yet started or past the horizon, so the night's window follows the sandboxes' clock. */
+    static final WindowId WINDOW = CONFIG.latestStartedWindow(Clock.systemUTC().instant());
 
     /**
      * @param first the schedule event's start
