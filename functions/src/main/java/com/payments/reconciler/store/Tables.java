@@ -46,6 +46,15 @@ public final class Tables {
         public static final String STATE_AUTHORISED = "AUTHORISED";
         public static final String STATE_RELEASE_REQUESTED = "RELEASE_REQUESTED";
         public static final String STATE_SETTLED = "SETTLED";
+        /** Voided or expired at the card platform (ingestion, docs/integration.md): no hold left to release. */
+        public static final String STATE_VOIDED = "VOIDED";
+
+        /** Ingestion's records (docs/integration.md): the event that created the item, and its end if any. */
+        public static final String CREATED_EVENT_ID = "createdEventId";
+        public static final String END_EVENT_ID = "endEventId";
+        /** {@code VOIDED} or {@code EXPIRED}: which platform event ended the authorisation. */
+        public static final String END_KIND = "endKind";
+        public static final String ENDED_AT = "endedAt";
 
         public static final String PENDING_BY_AGE = "pending-by-age";
 
@@ -59,10 +68,14 @@ public final class Tables {
         }
     }
 
-    /** Written by settlement ingestion, outside this job; we only ever check for absence. */
+    /** Written by ingestion ({@code IngestEvents}), outside the leader; the reconciler only ever checks for absence. */
     public static final class Settlements {
         public static final String AUTHORISATION_ID = "authorisationId";
         public static final String SETTLED_AT = "settledAt";
+        /** Ingestion's records (docs/integration.md): the settlement event stored, its amount and currency. */
+        public static final String SETTLEMENT_EVENT_ID = "settlementEventId";
+        public static final String AMOUNT_MINOR = "amountMinor";
+        public static final String CURRENCY = "currency";
 
         public static final TableSchema SCHEMA = new TableSchema("Settlements",
                 new KeyAttribute(AUTHORISATION_ID, AttributeType.S), List.of(), Optional.empty(), true);

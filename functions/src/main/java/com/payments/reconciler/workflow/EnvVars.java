@@ -20,7 +20,7 @@ public final class EnvVars {
     public static final String SCHEDULE_LOCAL_TIME = "SCHEDULE_LOCAL_TIME";
     /** StartWindow: the grace period as an ISO-8601 duration, e.g. {@code PT72H}. */
     public static final String GRACE_PERIOD = "GRACE_PERIOD";
-    /** StartWindow: shards of the sparse GSIs. */
+    /** StartWindow: shards of the sparse GSIs; IngestEvents: the shards it files a new pending authorisation under. */
     public static final String SHARDS = "SHARDS";
     /** StartWindow: decide but write nothing. */
     public static final String DRY_RUN = "DRY_RUN";

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The five Lambda functions: handler class, deployed timeout and memory, and the ASL substitution
+ * The six Lambda functions: handler class, deployed timeout and memory, and the ASL substitution
  * that carries the function's (alias) ARN. The CDK stack, the local runner and the timing-budget
  * test all read this one list.
  */
@@ -25,7 +25,14 @@ public enum LambdaFunction {
                     ProviderContractViolation.class)),
     RELEASE_LEASE("ReleaseLease", "com.payments.reconciler.lease.ReleaseLeaseHandler",
             Timing.RELEASE_LEASE_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, "ReleaseLeaseFunctionArn",
-            List.of(LeaseLost.class, StoreContention.class, InvalidInput.class));
+            List.of(LeaseLost.class, StoreContention.class, InvalidInput.class)),
+    /**
+     * Not part of the workflow: SQS's event source mapping invokes it with the ingestion queue's messages, and it
+     * answers with a partial batch response rather than errors (an invalid SQS event itself is InvalidInput).
+     */
+    INGEST_EVENTS("IngestEvents", "com.payments.reconciler.ingest.IngestEventsHandler",
+            Timing.INGEST_EVENTS_TIMEOUT, Timing.SMALL_FUNCTION_MEMORY_MB, null,
+            List.of(InvalidInput.class));
 
     private final String logicalName;
     private final String handlerClass;
@@ -65,7 +72,7 @@ public enum LambdaFunction {
         return memoryMb;
     }
 
-    /** The {@code ${...}} name in the ASL, or null for StartWindow (invoked by Scheduler, not the workflow). */
+    /** The {@code ${...}} name in the ASL, or null for StartWindow (invoked by Scheduler) and IngestEvents (by SQS). */
     public String aslSubstitution() {
         return aslSubstitution;
     }

@@ -30,4 +30,14 @@ public final class Metrics {
     /** Provider answers 429/503 (throttling) delivery met; their Retry-After was honoured. */
     public static final String PROVIDER_THROTTLED = "ProviderThrottled";
     public static final String SUPERSEDED_RUNS = "SupersededRuns";
+
+    /** IngestEvents (docs/integration.md): events written, already applied, refused (to the DLQ), left for SQS to retry. */
+    public static final String INGEST_ACCEPTED = "IngestAccepted";
+    public static final String INGEST_DUPLICATES = "IngestDuplicates";
+    public static final String INGEST_REFUSED = "IngestRefused";
+    /** Of the refused, those that looked like cardholder data. */
+    public static final String INGEST_REFUSED_CARD_DATA = "IngestRefusedCardData";
+    public static final String INGEST_RETRIED = "IngestRetried";
+    /** DynamoDB write requests ingestion made, failed conditions included (the target is at most 1.2 per event). */
+    public static final String INGEST_WRITES = "IngestWrites";
 }

@@ -10,6 +10,11 @@ import java.util.Arrays;
  * run still finishing; duplicate starts of one window are suppressed by its deterministic execution name. For
  * StartWindow the same 2 covers Scheduler's at-least-once duplicate deliveries. The stack reserves this and its
  * template test checks it against this rule.
+ *
+ * <p>IngestEvents is not driven by the workflow but by its queue's event source mapping, which does not see
+ * reserved concurrency: a mapping that invokes beyond the reservation is throttled, and its throttled batches go
+ * back to the queue, each receive counting towards the dead-letter queue's {@code maxReceiveCount}. So it reserves
+ * exactly {@link #INGESTION_MAX_CONCURRENCY} and the mapping's {@code MaximumConcurrency} is the same number.
  */
 public final class ReservedConcurrency {
 
@@ -19,13 +24,22 @@ public final class ReservedConcurrency {
     /** Executions of the workflow that may run at once. */
     public static final int OVERLAPPING_EXECUTIONS = 2;
 
-    /** The most calls of {@code function} one execution runs at once. */
+    /**
+     * IngestEvents' reservation and its event source mapping's {@code MaximumConcurrency}: five, the concurrency
+     * Lambda starts polling a queue with, and the mapping's minimum is 2. Not measured on AWS: docs/scale.md.
+     */
+    public static final int INGESTION_MAX_CONCURRENCY = 5;
+
+    /** The most calls of {@code function} one execution runs at once (IngestEvents: not run by executions). */
     public static int perExecution(LambdaFunction function) {
         return function == LambdaFunction.DELIVER_COMMANDS ? Timing.DELIVERY_MAP_CONCURRENCY : 1;
     }
 
     /** The function's {@code ReservedConcurrentExecutions}. */
     public static int of(LambdaFunction function) {
+        if (function == LambdaFunction.INGEST_EVENTS) {
+            return INGESTION_MAX_CONCURRENCY;
+        }
         return OVERLAPPING_EXECUTIONS * perExecution(function);
     }
 

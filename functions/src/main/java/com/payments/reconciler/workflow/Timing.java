@@ -33,6 +33,12 @@ public final class Timing {
     public static final Duration RECONCILE_PAGE_TIMEOUT = Duration.ofSeconds(120);
     public static final Duration DELIVER_COMMANDS_TIMEOUT = Duration.ofSeconds(120);
     public static final Duration RELEASE_LEASE_TIMEOUT = Duration.ofSeconds(30);
+    /** IngestEvents: a batch of at most {@link #INGEST_BATCH_SIZE} single-item writes, each with the SDK's retries. */
+    public static final Duration INGEST_EVENTS_TIMEOUT = Duration.ofSeconds(30);
+    /** Messages per IngestEvents invocation (SQS's default and its maximum without a batching window). */
+    public static final int INGEST_BATCH_SIZE = 10;
+    /** AWS's advice for a queue a Lambda function consumes: a visibility timeout of at least six times its timeout. */
+    public static final Duration INGEST_VISIBILITY_TIMEOUT = INGEST_EVENTS_TIMEOUT.multipliedBy(6);
 
     /** A task stops starting new work once less than this remains before its Lambda deadline. */
     public static final Duration DEADLINE_MARGIN = Duration.ofSeconds(20);

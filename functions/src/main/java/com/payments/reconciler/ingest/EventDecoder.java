@@ -1,0 +1,222 @@
+package com.payments.reconciler.ingest;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
+import com.payments.reconciler.ingest.IngestEvent.EndKind;
+import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
+import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.Json;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Turns a message body into an {@link IngestEvent} or a {@link Refusal} naming the field and the accepted form
+ * (docs/integration.md). Pure: no clock, no I/O. The card-data screen runs on the whole parsed event before any
+ * field is read; a body that is not JSON is screened as text, and Jackson's own message (which quotes the body)
+ * is never passed on.
+ */
+public final class EventDecoder {
+
+    public static final int VERSION = 1;
+    public static final String TYPE_CREATED = "authorisation.created";
+    public static final String TYPE_VOIDED = "authorisation.voided";
+    public static final String TYPE_EXPIRED = "authorisation.expired";
+    public static final String TYPE_SETTLED = "settlement.posted";
+
+    static final String VERSION_FIELD = "version";
+    static final String TYPE = "type";
+    static final String EVENT_ID = "eventId";
+    static final String AUTHORISATION_ID = "authorisationId";
+    static final String AMOUNT_MINOR = "amountMinor";
+    static final String CURRENCY = "currency";
+    static final String MERCHANT_ID = "merchantId";
+    static final String AUTHORISED_AT = "authorisedAt";
+    static final String ENDED_AT = "endedAt";
+    static final String SETTLED_AT = "settledAt";
+
+    /** The fields of each type, exactly: anything else is refused, since it is how cardholder data would slip in. */
+    static final Map<String, List<String>> FIELDS = Map.of(
+            TYPE_CREATED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, MERCHANT_ID, AUTHORISED_AT),
+            TYPE_VOIDED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
+            TYPE_EXPIRED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
+            TYPE_SETTLED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT));
+
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+    static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
+    static final Pattern ISO_4217 = Pattern.compile("[A-Z]{3}");
+    /** Eleven digits at most: an amount can never look like a card number, and fits any currency's holds. */
+    public static final long MAX_AMOUNT_MINOR = 99_999_999_999L;
+    static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+    static final Instant LATEST = Instant.parse("2100-01-01T00:00:00Z");
+    /** Shown in a refusal: enough to recognise a value, never a whole long one. */
+    private static final int SHOWN_CHARS = 40;
+
+    private static final ObjectMapper JSON = Json.mapper();
+
+    /** Either a valid event or why it was refused. */
+    public sealed interface Decoded {
+        record Valid(IngestEvent event) implements Decoded {
+        }
+
+        record Refused(Refusal refusal) implements Decoded {
+        }
+    }
+
+    public Decoded decode(String body) {
+        if (body == null || body.isBlank()) {
+            return malformed("event", "required, a JSON object (docs/integration.md)");
+        }
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            if (CardDataScreen.containsCardNumber(body)) {
+                return cardData("(the event)");
+            }
+            JsonLocation at = e.getLocation();
+            return malformed("event", "not valid JSON" + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
+                    + "; one JSON object per message (docs/integration.md)");
+        }
+        Optional<String> cardData = CardDataScreen.find(root);
+        if (cardData.isPresent()) {
+            return cardData(cardData.get());
+        }
+        if (root == null || !root.isObject()) {
+            return malformed("event", "must be a JSON object (docs/integration.md)");
+        }
+        try {
+            return new Decoded.Valid(event(root));
+        } catch (InvalidInput bad) {
+            return new Decoded.Refused(new Refusal(Refusal.Reason.MALFORMED, bad.field(), problemOf(bad)));
+        }
+    }
+
+    private static IngestEvent event(JsonNode root) {
+        JsonNode version = root.get(VERSION_FIELD);
+        if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || version.intValue() != VERSION) {
+            throw new InvalidInput(VERSION_FIELD, "must be the integer " + VERSION + " (the only contract version accepted), was " + shown(version));
+        }
+        JsonNode typeNode = root.get(TYPE);
+        String type = typeNode != null && typeNode.isTextual() ? typeNode.textValue() : null;
+        List<String> fields = type == null ? null : FIELDS.get(type);
+        if (fields == null) {
+            throw new InvalidInput(TYPE, "must be one of " + String.join(", ", List.of(TYPE_CREATED, TYPE_VOIDED, TYPE_EXPIRED, TYPE_SETTLED))
+                    + ", was " + shown(typeNode));
+        }
+        Set<String> unknown = new LinkedHashSet<>();
+        root.fieldNames().forEachRemaining(name -> {
+            if (!fields.contains(name)) {
+                unknown.add(name);
+            }
+        });
+        if (!unknown.isEmpty()) {
+            throw new InvalidInput(unknown.iterator().next(), "unknown field for " + type + "; accepted fields are " + fields);
+        }
+        String eventId = id(root, EVENT_ID);
+        String authorisationId = id(root, AUTHORISATION_ID);
+        return switch (type) {
+            case TYPE_CREATED -> new AuthorisationCreated(eventId, authorisationId, amount(root), currency(root),
+                    id(root, MERCHANT_ID), instant(root, AUTHORISED_AT));
+            case TYPE_VOIDED -> new AuthorisationEnded(eventId, authorisationId, EndKind.VOIDED, instant(root, ENDED_AT));
+            case TYPE_EXPIRED -> new AuthorisationEnded(eventId, authorisationId, EndKind.EXPIRED, instant(root, ENDED_AT));
+            case TYPE_SETTLED -> new SettlementPosted(eventId, authorisationId, amount(root), currency(root), instant(root, SETTLED_AT));
+            default -> throw new IllegalStateException("type " + type + " has fields but no decoder");
+        };
+    }
+
+    private static String id(JsonNode root, String field) {
+        String text = text(root, field, ID_FORM);
+        if (!ID.matcher(text).matches()) {
+            throw new InvalidInput(field, "must be " + ID_FORM + ", was " + shown(root.get(field)));
+        }
+        return text;
+    }
+
+    private static long amount(JsonNode root) {
+        JsonNode node = root.get(AMOUNT_MINOR);
+        String form = "an integer from 1 to " + MAX_AMOUNT_MINOR + " (minor units: cents, pence; a JSON number, not a string)";
+        if (node == null || node.isNull()) {
+            throw new InvalidInput(AMOUNT_MINOR, "required, " + form);
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 1 || node.longValue() > MAX_AMOUNT_MINOR) {
+            throw new InvalidInput(AMOUNT_MINOR, "must be " + form + ", was " + shown(node));
+        }
+        return node.longValue();
+    }
+
+    private static String currency(JsonNode root) {
+        String form = "an ISO 4217 code of three capital letters such as EUR";
+        String text = text(root, CURRENCY, form);
+        if (!ISO_4217.matcher(text).matches()) {
+            throw new InvalidInput(CURRENCY, "must be " + form + ", was " + shown(root.get(CURRENCY)));
+        }
+        return text;
+    }
+
+    private static Instant instant(JsonNode root, String field) {
+        String form = "an ISO 8601 date-time with an offset (Z or +hh:mm) and at most millisecond precision, "
+                + "e.g. 2026-11-28T14:03:07.512+01:00";
+        String text = text(root, field, form);
+        Instant instant;
+        try {
+            instant = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        } catch (DateTimeException e) {
+            throw new InvalidInput(field, "must be " + form + ", was " + shown(root.get(field)));
+        }
+        if (instant.getNano() % 1_000_000 != 0) {
+            // Stored as epoch milliseconds: rounding would move a settlement across a release.
+            throw new InvalidInput(field, "must be " + form + " (finer than a millisecond is refused, not rounded), was " + shown(root.get(field)));
+        }
+        if (instant.isBefore(EARLIEST) || !instant.isBefore(LATEST)) {
+            throw new InvalidInput(field, "must be from " + EARLIEST + " to before " + LATEST + ", was " + shown(root.get(field)));
+        }
+        return instant;
+    }
+
+    private static String text(JsonNode root, String field, String form) {
+        JsonNode node = root.get(field);
+        if (node == null || node.isNull()) {
+            throw new InvalidInput(field, "required, " + form);
+        }
+        if (!node.isTextual()) {
+            throw new InvalidInput(field, "must be a JSON string: " + form + ", was " + shown(node));
+        }
+        return node.textValue();
+    }
+
+    /** A value for a refusal. Only ever called after the card-data screen passed the whole event. */
+    private static String shown(JsonNode node) {
+        if (node == null || node.isMissingNode()) {
+            return "absent";
+        }
+        String text = node.toString();
+        return text.length() <= SHOWN_CHARS ? text : text.substring(0, SHOWN_CHARS) + "...(" + text.length() + " characters)";
+    }
+
+    private static String problemOf(InvalidInput bad) {
+        String prefix = bad.field() + ": ";
+        return bad.getMessage().startsWith(prefix) ? bad.getMessage().substring(prefix.length()) : bad.getMessage();
+    }
+
+    private static Decoded malformed(String field, String problem) {
+        return new Decoded.Refused(new Refusal(Refusal.Reason.MALFORMED, field, problem));
+    }
+
+    private static Decoded cardData(String where) {
+        return new Decoded.Refused(new Refusal(Refusal.Reason.CARDHOLDER_DATA, where,
+                "looks like cardholder data (a Luhn-valid run of 12-19 digits, or a cardholder-data field name); the reconciler "
+                        + "accepts none, so the event is refused and neither stored nor logged (docs/integration.md)"));
+    }
+}

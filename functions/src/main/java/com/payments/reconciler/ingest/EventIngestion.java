@@ -1,0 +1,57 @@
+package com.payments.reconciler.ingest;
+
+import com.payments.reconciler.ingest.EventDecoder.Decoded;
+import com.payments.reconciler.workflow.StoreContention;
+import java.util.Optional;
+
+/**
+ * One message body in, one {@link IngestOutcome} out: decode, write, and on a failed condition decide from the
+ * stored item what it means. Transient store failures are thrown, for the handler to report the message.
+ */
+public final class EventIngestion {
+
+    /**
+     * Writes one event may take: the first, a follow-up the stored item calls for (a stub to complete, an end to
+     * record beside a decision), and one more if a concurrent write moved the item between the two.
+     */
+    static final int MAX_WRITES = 3;
+
+    private final EventDecoder decoder;
+    private final IngestionDecision decision;
+    private final IngestStore store;
+
+    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store) {
+        this.decoder = decoder;
+        this.decision = decision;
+        this.store = store;
+    }
+
+    public IngestOutcome ingest(String body) {
+        return switch (decoder.decode(body)) {
+            case Decoded.Refused refused -> new IngestOutcome.Refused(refused.refusal(), 0);
+            case Decoded.Valid valid -> apply(valid.event());
+        };
+    }
+
+    private IngestOutcome apply(IngestEvent event) {
+        IngestWrite write = decision.first(event);
+        for (int writes = 1; writes <= MAX_WRITES; writes++) {
+            Optional<StoredItem> stored = store.apply(write);
+            if (stored.isEmpty()) {
+                return new IngestOutcome.Accepted(event.eventId(), write.getClass().getSimpleName(), writes);
+            }
+            switch (decision.afterConditionFailed(write, stored.get())) {
+                case IngestionDecision.Next.Duplicate duplicate -> {
+                    return new IngestOutcome.Duplicate(event.eventId(), duplicate.why(), writes);
+                }
+                case IngestionDecision.Next.Conflict conflict -> {
+                    return new IngestOutcome.Refused(conflict.refusal(), writes);
+                }
+                case IngestionDecision.Next.Write next -> write = next.write();
+            }
+        }
+        // The item kept changing under us: let SQS deliver the event again later.
+        throw new StoreContention("ingest " + event.eventId() + ": authorisation " + event.authorisationId()
+                + " changed under " + MAX_WRITES + " conditional writes in a row");
+    }
+}

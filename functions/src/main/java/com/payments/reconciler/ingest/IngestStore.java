@@ -1,0 +1,181 @@
+package com.payments.reconciler.ingest;
+
+import com.payments.reconciler.ingest.IngestWrite.CompleteEndedAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.CreateAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.EndAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.RecordEndBesideDecision;
+import com.payments.reconciler.ingest.IngestWrite.RecordSettlement;
+import com.payments.reconciler.ingest.StoredItem.StoredAuthorisation;
+import com.payments.reconciler.ingest.StoredItem.StoredSettlement;
+import com.payments.reconciler.store.Backoff;
+import com.payments.reconciler.store.StoreErrors;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.Settlements;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+
+import static com.payments.reconciler.store.Attr.n;
+import static com.payments.reconciler.store.Attr.s;
+
+/**
+ * The thin DynamoDB layer of ingestion: one conditional single-item write per {@link IngestWrite}, on
+ * Authorisations or Settlements only. A failed condition is an answer: the stored item comes back with it
+ * ({@code ReturnValuesOnConditionCheckFailure = ALL_OLD}), so deciding a duplicate costs no read. Every other
+ * failure after the SDK's retries is thrown (the handler reports the message for SQS to deliver again).
+ */
+public final class IngestStore {
+
+    // I3 and the reconciler's Stale check: a create never overwrites anything — not a decision (RELEASE_REQUESTED),
+    // not an ended stub, not a platform's own item. The same condition makes a redelivered create a no-op.
+    static final String ABSENT = "attribute_not_exists(authorisationId)";
+    static final String CREATE_PENDING = ABSENT;
+
+    // Fills in a stub an early end event created; never sets pendingShard, state or version, so the authorisation
+    // can never become a candidate again once ended.
+    static final String COMPLETE_ENDED = "SET amountMinor = :amount, currency = :currency, merchantId = :merchant, "
+            + "authorisedAt = :authorisedAt, createdEventId = :eventId";
+    static final String COMPLETE_ENDED_CONDITION = "attribute_exists(authorisationId) AND attribute_not_exists(authorisedAt) AND #state = :observed";
+
+    // Only out of AUTHORISED (or before the create): version + 1 and the state change make any release transaction
+    // that read the item AUTHORISED fail its "version = observed AND state = AUTHORISED" check (I3's order with a
+    // void), and leaving the sparse index keeps it from ever being a candidate again.
+    static final String END = "SET #state = :voided, version = if_not_exists(version, :zero) + :one, endedAt = :endedAt, "
+            + "endKind = :kind, endEventId = :eventId REMOVE pendingShard";
+    static final String END_CONDITION = "attribute_not_exists(authorisationId) OR #state = :authorised";
+
+    // Never rewinds a decision: state, version and pendingShard are not in the expression, and the condition pins the
+    // state that was observed, so the reconciler's RELEASE_REQUESTED (and its command) stay exactly as they are.
+    static final String RECORD_END = "SET endedAt = :endedAt, endKind = :kind, endEventId = :eventId";
+    static final String RECORD_END_CONDITION = "#state = :observed AND attribute_not_exists(endEventId)";
+
+    // One settlement per authorisation, the first stays: the release transaction's ConditionCheck and delivery's
+    // re-read only ask whether one exists (I3), and settledAt must not move once delivery compared against it.
+    static final String SETTLE = ABSENT;
+
+    private static final Map<String, String> STATE_NAME = Map.of("#state", Authorisations.STATE);
+
+    private final DynamoDbClient dynamo;
+    private final String authorisations;
+    private final String settlements;
+    private final Backoff conflicts;
+
+    public IngestStore(DynamoDbClient dynamo, String authorisations, String settlements, Backoff conflicts) {
+        this.dynamo = dynamo;
+        this.authorisations = authorisations;
+        this.settlements = settlements;
+        this.conflicts = conflicts;
+    }
+
+    /** Applies {@code write}: empty when it was applied, or the stored item when its condition did not hold. */
+    public Optional<StoredItem> apply(IngestWrite write) {
+        String what = "ingest " + write.event().eventId();
+        try {
+            switch (write) {
+                case CreateAuthorisation create -> {
+                    var e = create.event();
+                    Map<String, AttributeValue> item = new HashMap<>();
+                    item.put(Authorisations.AUTHORISATION_ID, s(e.authorisationId()));
+                    item.put(Authorisations.STATE, s(Authorisations.STATE_AUTHORISED));
+                    item.put(Authorisations.VERSION, n(1));
+                    item.put(Authorisations.AMOUNT_MINOR, n(e.amountMinor()));
+                    item.put(Authorisations.CURRENCY, s(e.currency()));
+                    item.put(Authorisations.MERCHANT_ID, s(e.merchantId()));
+                    item.put(Authorisations.AUTHORISED_AT, n(e.authorisedAt().toEpochMilli()));
+                    item.put(Authorisations.PENDING_SHARD, s(create.shardKey()));
+                    item.put(Authorisations.CREATED_EVENT_ID, s(e.eventId()));
+                    StoreErrors.call(what, conflicts, () -> dynamo.putItem(b -> b.tableName(authorisations).item(item)
+                            .conditionExpression(CREATE_PENDING)
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case CompleteEndedAuthorisation complete -> {
+                    var e = complete.event();
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(COMPLETE_ENDED)
+                            .conditionExpression(COMPLETE_ENDED_CONDITION)
+                            .expressionAttributeNames(STATE_NAME)
+                            .expressionAttributeValues(Map.of(":amount", n(e.amountMinor()), ":currency", s(e.currency()),
+                                    ":merchant", s(e.merchantId()), ":authorisedAt", n(e.authorisedAt().toEpochMilli()),
+                                    ":eventId", s(e.eventId()), ":observed", s(complete.observedState())))
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case EndAuthorisation end -> {
+                    var e = end.event();
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(END)
+                            .conditionExpression(END_CONDITION)
+                            .expressionAttributeNames(STATE_NAME)
+                            .expressionAttributeValues(Map.of(":voided", s(Authorisations.STATE_VOIDED),
+                                    ":authorised", s(Authorisations.STATE_AUTHORISED), ":zero", n(0), ":one", n(1),
+                                    ":endedAt", n(e.endedAt().toEpochMilli()), ":kind", s(e.kind().name()), ":eventId", s(e.eventId())))
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case RecordEndBesideDecision record -> {
+                    var e = record.event();
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(RECORD_END)
+                            .conditionExpression(RECORD_END_CONDITION)
+                            .expressionAttributeNames(STATE_NAME)
+                            .expressionAttributeValues(Map.of(":observed", s(record.observedState()),
+                                    ":endedAt", n(e.endedAt().toEpochMilli()), ":kind", s(e.kind().name()), ":eventId", s(e.eventId())))
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case RecordSettlement settle -> {
+                    var e = settle.event();
+                    Map<String, AttributeValue> item = Map.of(
+                            Settlements.AUTHORISATION_ID, s(e.authorisationId()),
+                            Settlements.SETTLED_AT, n(e.settledAt().toEpochMilli()),
+                            Settlements.AMOUNT_MINOR, n(e.amountMinor()),
+                            Settlements.CURRENCY, s(e.currency()),
+                            Settlements.SETTLEMENT_EVENT_ID, s(e.eventId()));
+                    StoreErrors.call(what, conflicts, () -> dynamo.putItem(b -> b.tableName(settlements).item(item)
+                            .conditionExpression(SETTLE)
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+            }
+            return Optional.empty();
+        } catch (ConditionalCheckFailedException refused) {
+            Map<String, AttributeValue> old = refused.hasItem() ? refused.item() : Map.of();
+            return Optional.of(write instanceof RecordSettlement ? settlement(old) : authorisation(old));
+        }
+    }
+
+    private static Map<String, AttributeValue> key(String authorisationId) {
+        return Map.of(Authorisations.AUTHORISATION_ID, s(authorisationId));
+    }
+
+    /** An absent item (a condition that needed one) reads as a state of its own, which no condition pins. */
+    static StoredAuthorisation authorisation(Map<String, AttributeValue> item) {
+        return new StoredAuthorisation(string(item, Authorisations.STATE).orElse(item.isEmpty() ? "ABSENT" : "UNKNOWN"),
+                string(item, Authorisations.CREATED_EVENT_ID), string(item, Authorisations.END_EVENT_ID),
+                number(item, Authorisations.AMOUNT_MINOR), string(item, Authorisations.CURRENCY), string(item, Authorisations.MERCHANT_ID),
+                number(item, Authorisations.AUTHORISED_AT).map(Instant::ofEpochMilli));
+    }
+
+    static StoredSettlement settlement(Map<String, AttributeValue> item) {
+        return new StoredSettlement(string(item, Settlements.SETTLEMENT_EVENT_ID),
+                number(item, Settlements.SETTLED_AT).map(Instant::ofEpochMilli));
+    }
+
+    private static Optional<String> string(Map<String, AttributeValue> item, String name) {
+        AttributeValue value = item.get(name);
+        return value == null || value.s() == null ? Optional.empty() : Optional.of(value.s());
+    }
+
+    private static Optional<Long> number(Map<String, AttributeValue> item, String name) {
+        AttributeValue value = item.get(name);
+        try {
+            return value == null || value.n() == null ? Optional.empty() : Optional.of(Long.parseLong(value.n()));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package com.payments.reconciler.ingest;
+
+import com.payments.reconciler.ingest.EventDecoder.Decoded;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
+import com.payments.reconciler.ingest.IngestEvent.EndKind;
+import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
+import java.time.Instant;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+class EventDecoderTest {
+
+    private static final String CREATED = """
+            {"version":1,"type":"authorisation.created","eventId":"evt-1","authorisationId":"auth-1",\
+            "amountMinor":2599,"currency":"EUR","merchantId":"merchant-17","authorisedAt":"2026-11-28T14:03:07.512+01:00"}""";
+
+    private final EventDecoder decoder = new EventDecoder();
+
+    static Stream<Arguments> goodEvents() {
+        return Stream.of(
+                arguments(CREATED, new AuthorisationCreated("evt-1", "auth-1", 2599, "EUR", "merchant-17",
+                        Instant.parse("2026-11-28T13:03:07.512Z"))),
+                arguments("""
+                        {"version":1,"type":"authorisation.voided","eventId":"e:2","authorisationId":"A.2","endedAt":"2026-11-28T15:00:00Z"}""",
+                        new AuthorisationEnded("e:2", "A.2", EndKind.VOIDED, Instant.parse("2026-11-28T15:00:00Z"))),
+                arguments("""
+                        {"version":1,"type":"authorisation.expired","eventId":"e_3","authorisationId":"a-3","endedAt":"2026-12-05T00:00:00-05:00"}""",
+                        new AuthorisationEnded("e_3", "a-3", EndKind.EXPIRED, Instant.parse("2026-12-05T05:00:00Z"))),
+                arguments("""
+                        {"type":"settlement.posted","version":1,"eventId":"evt-4","authorisationId":"auth-1",\
+                        "amountMinor":99999999999,"currency":"JPY","settledAt":"2026-11-30T02:10:00.000Z"}""",
+                        new SettlementPosted("evt-4", "auth-1", 99_999_999_999L, "JPY", Instant.parse("2026-11-30T02:10:00Z"))),
+                // A UUID-style id: digit groups shorter than 12, dash-separated, is not card data.
+                arguments(CREATED.replace("\"evt-1\"", "\"550e8400-e29b-41d4-a716-44665544abcd\""),
+                        new AuthorisationCreated("550e8400-e29b-41d4-a716-44665544abcd", "auth-1", 2599, "EUR", "merchant-17",
+                                Instant.parse("2026-11-28T13:03:07.512Z"))));
+    }
+
+    @ParameterizedTest
+    @MethodSource("goodEvents")
+    void decodesEveryEventOfTheContract(String body, IngestEvent expected) {
+        assertThat(decoder.decode(body)).isEqualTo(new Decoded.Valid(expected));
+    }
+
+    /** Bad events: the field named, the accepted form said, and the reason class. */
+    static Stream<Arguments> badEvents() {
+        return Stream.of(
+                bad(null, Refusal.Reason.MALFORMED, "event", "required, a JSON object"),
+                bad("", Refusal.Reason.MALFORMED, "event", "required, a JSON object"),
+                bad("{\"version\":1,", Refusal.Reason.MALFORMED, "event", "not valid JSON"),
+                bad("[1,2]", Refusal.Reason.MALFORMED, "event", "must be a JSON object"),
+                bad(CREATED.replace("\"version\":1", "\"version\":2"), Refusal.Reason.MALFORMED, "version", "must be the integer 1"),
+                bad(CREATED.replace("\"version\":1", "\"version\":\"1\""), Refusal.Reason.MALFORMED, "version", "must be the integer 1"),
+                bad(CREATED.replace("\"version\":1,", ""), Refusal.Reason.MALFORMED, "version", "was absent"),
+                bad(CREATED.replace("authorisation.created", "authorisation.captured"), Refusal.Reason.MALFORMED, "type",
+                        "must be one of authorisation.created, authorisation.voided, authorisation.expired, settlement.posted"),
+                bad(CREATED.replace("\"merchantId\"", "\"note\":\"x\",\"merchantId\""), Refusal.Reason.MALFORMED, "note",
+                        "unknown field for authorisation.created; accepted fields are [version, type"),
+                bad(CREATED.replace("\"eventId\":\"evt-1\",", ""), Refusal.Reason.MALFORMED, "eventId", "required, 1-128 characters"),
+                bad(CREATED.replace("\"evt-1\"", "\"-evt\""), Refusal.Reason.MALFORMED, "eventId", "starting with a letter or digit"),
+                bad(CREATED.replace("\"auth-1\"", "\"auth 1\""), Refusal.Reason.MALFORMED, "authorisationId", "1-128 characters of A-Z"),
+                bad(CREATED.replace("\"auth-1\"", "\"" + "a".repeat(129) + "\""), Refusal.Reason.MALFORMED, "authorisationId", "...(131 characters)"),
+                bad(CREATED.replace("\"auth-1\"", "7"), Refusal.Reason.MALFORMED, "authorisationId", "must be a JSON string"),
+                bad(CREATED.replace("2599", "\"2599\""), Refusal.Reason.MALFORMED, "amountMinor", "a JSON number, not a string"),
+                bad(CREATED.replace("2599", "25.99"), Refusal.Reason.MALFORMED, "amountMinor", "an integer from 1 to 99999999999"),
+                bad(CREATED.replace("2599", "0"), Refusal.Reason.MALFORMED, "amountMinor", "an integer from 1"),
+                bad(CREATED.replace("2599", "-5"), Refusal.Reason.MALFORMED, "amountMinor", "an integer from 1"),
+                bad(CREATED.replace("2599", "100000000000"), Refusal.Reason.MALFORMED, "amountMinor", "to 99999999999"),
+                bad(CREATED.replace("\"EUR\"", "\"eur\""), Refusal.Reason.MALFORMED, "currency", "ISO 4217 code of three capital letters such as EUR, was \"eur\""),
+                bad(CREATED.replace("\"EUR\"", "\"EURO\""), Refusal.Reason.MALFORMED, "currency", "ISO 4217"),
+                bad(CREATED.replace("+01:00", ""), Refusal.Reason.MALFORMED, "authorisedAt", "with an offset (Z or +hh:mm)"),
+                bad(CREATED.replace("\"2026-11-28T14:03:07.512+01:00\"", "1764335000000"), Refusal.Reason.MALFORMED, "authorisedAt", "must be a JSON string"),
+                bad(CREATED.replace("07.512", "07.512345"), Refusal.Reason.MALFORMED, "authorisedAt", "finer than a millisecond is refused, not rounded"),
+                bad(CREATED.replace("2026-11-28", "1999-12-31"), Refusal.Reason.MALFORMED, "authorisedAt", "must be from 2000-01-01T00:00:00Z"),
+                bad("""
+                        {"version":1,"type":"authorisation.voided","eventId":"e","authorisationId":"a","settledAt":"2026-11-28T15:00:00Z"}""",
+                        Refusal.Reason.MALFORMED, "settledAt", "accepted fields are [version, type, eventId, authorisationId, endedAt]"),
+                bad("""
+                        {"version":1,"type":"settlement.posted","eventId":"e","authorisationId":"a","currency":"EUR","settledAt":"2026-11-28T15:00:00Z"}""",
+                        Refusal.Reason.MALFORMED, "amountMinor", "required, an integer"),
+                bad(CREATED.replace("\"version\":1,", "\"version\":1,\"version\":1,"), Refusal.Reason.MALFORMED, "event", "not valid JSON"),
+                // Cardholder data: refused whatever else the event holds, and the value never in the reason.
+                bad(CREATED.replace("\"merchantId\"", "\"pan\":\"4111111111111111\",\"merchantId\""), Refusal.Reason.CARDHOLDER_DATA, "pan",
+                        "looks like cardholder data"),
+                bad(CREATED.replace("\"merchantId\"", "\"cvv\":\"123\",\"merchantId\""), Refusal.Reason.CARDHOLDER_DATA, "cvv",
+                        "looks like cardholder data"),
+                bad(CREATED.replace("\"merchantId\"", "\"4111111111111111\":1,\"merchantId\""), Refusal.Reason.CARDHOLDER_DATA, "(a field name)",
+                        "looks like cardholder data"),
+                bad(CREATED.replace("\"auth-1\"", "\"4111-1111-1111-1111\""), Refusal.Reason.CARDHOLDER_DATA, "authorisationId",
+                        "neither stored nor logged"),
+                bad(CREATED.replace("\"merchant-17\"", "\"m 5500 0000 0000 0004\""), Refusal.Reason.CARDHOLDER_DATA, "merchantId",
+                        "Luhn-valid run of 12-19 digits"),
+                bad(CREATED.replace("2599", "4111111111111111"), Refusal.Reason.CARDHOLDER_DATA, "amountMinor", "looks like cardholder data"),
+                bad("{\"version\":1, 4111111111111111", Refusal.Reason.CARDHOLDER_DATA, "(the event)", "looks like cardholder data"));
+    }
+
+    private static Arguments bad(String body, Refusal.Reason reason, String field, String problemPart) {
+        return arguments(body, reason, field, problemPart);
+    }
+
+    @ParameterizedTest
+    @MethodSource("badEvents")
+    void refusesABadEventNamingTheFieldAndTheAcceptedForm(String body, Refusal.Reason reason, String field, String problemPart) {
+        Decoded decoded = decoder.decode(body);
+        assertThat(decoded).isInstanceOf(Decoded.Refused.class);
+        Refusal refusal = ((Decoded.Refused) decoded).refusal();
+        assertThat(refusal.reason()).isEqualTo(reason);
+        assertThat(refusal.field()).isEqualTo(field);
+        assertThat(refusal.problem()).contains(problemPart);
+        if (body != null) {
+            // Whatever the refusal, it never repeats a card-number-like value of the event.
+            assertThat(CardDataScreen.containsCardNumber(refusal.message())).isFalse();
+        }
+    }
+
+    @Test
+    void aJsonSyntaxErrorNeverQuotesTheBody() {
+        Refusal refusal = ((Decoded.Refused) decoder.decode("{\"version\":1,\"type\":secret-token-xyz}")).refusal();
+        assertThat(refusal.message()).doesNotContain("secret-token-xyz").contains("line 1, column");
+    }
+}
