@@ -53,10 +53,14 @@ public final class IngestEventsHandler implements RequestStreamHandler {
     }
 
     public IngestEventsHandler(HandlerEnvironment env) {
+        this(env, EmfMetrics.toStdout(env.clock(), LambdaFunction.INGEST_EVENTS.logicalName()));
+    }
+
+    public IngestEventsHandler(HandlerEnvironment env, EmfMetrics metrics) {
         this(new EventIngestion(new EventDecoder(), new IngestionDecision(shards(env)),
                         new IngestStore(env.aws().dynamo(), env.required(TableNames.ENV_AUTHORISATIONS),
                                 env.required(TableNames.ENV_SETTLEMENTS), Backoff.standard())),
-                EmfMetrics.toStdout(env.clock(), LambdaFunction.INGEST_EVENTS.logicalName()));
+                metrics);
     }
 
     public IngestEventsHandler(EventIngestion ingestion, EmfMetrics metrics) {

@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.ingest.IngestStore;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.store.ConflictRetryingClient;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -17,9 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Design §4: "There is no other write path." Reads the compiled production classes and lists every call
- * to a {@link DynamoDbClient} method that can change an item. Only two classes may make one:
- * {@link FencedWriter} (every business write, lease-checked in the same transaction) and
- * {@link LeaseStore} (the lease item itself, by its own conditional updates). The idempotency table is
+ * to a {@link DynamoDbClient} method that can change an item. Only three classes may make one:
+ * {@link FencedWriter} (every business write of the leader, lease-checked in the same transaction),
+ * {@link LeaseStore} (the lease item itself, by its own conditional updates), and {@link IngestStore}, the card
+ * platform's events coming in: single-item conditional writes on Authorisations and Settlements that only ever
+ * move an authorisation out of AUTHORISED, never a transaction and never the outbox (docs/decisions.md,
+ * "Ingestion writes without the lease"). The idempotency table is
  * written by Powertools inside the library, on a client of its own, never by our code: that client is a
  * {@link ConflictRetryingClient}, which forwards the library's own single-item writes (trying a conflicted one
  * again) and starts none.
@@ -30,7 +34,8 @@ class WritePathArchitectureTest {
     private static final Set<String> WRITE_OPERATIONS = Set.of("putItem", "updateItem", "deleteItem",
             "transactWriteItems", "batchWriteItem", "executeStatement", "executeTransaction", "batchExecuteStatement");
 
-    private static final Set<Class<?>> ALLOWED_WRITERS = Set.of(FencedWriter.class, LeaseStore.class, ConflictRetryingClient.class);
+    private static final Set<Class<?>> ALLOWED_WRITERS = Set.of(FencedWriter.class, LeaseStore.class, IngestStore.class,
+            ConflictRetryingClient.class);
 
     private static JavaClasses production;
 
@@ -52,13 +57,13 @@ class WritePathArchitectureTest {
     }
 
     @Test
-    void onlyTheFencedWriterAndTheLeaseStoreWriteToDynamoDb() {
+    void onlyTheFencedWriterTheLeaseStoreAndIngestionWriteToDynamoDb() {
         List<String> outside = writeCalls().stream()
                 .filter(call -> ALLOWED_WRITERS.stream().noneMatch(allowed -> call.getOriginOwner().isEquivalentTo(allowed)
                         || call.getOriginOwner().getName().startsWith(allowed.getName() + "$")))
                 .map(JavaMethodCall::getDescription)
                 .toList();
-        assertThat(outside).as("DynamoDB writes outside FencedWriter, LeaseStore and the idempotency store's forwarding client").isEmpty();
+        assertThat(outside).as("DynamoDB writes outside FencedWriter, LeaseStore, IngestStore and the idempotency store's forwarding client").isEmpty();
     }
 
     @Test
@@ -69,6 +74,13 @@ class WritePathArchitectureTest {
     @Test
     void theConflictRetryingClientForwardsOnlyTheSingleItemWritesItOverrides() {
         assertThat(writeOperationsOf(ConflictRetryingClient.class)).containsExactlyInAnyOrder("putItem", "updateItem", "deleteItem");
+    }
+
+    @Test
+    void ingestionMakesOnlySingleItemPutsAndUpdates() {
+        // No transaction (it could then hold a ConditionCheck on the lease or a command), no delete, no batch write
+        // (which takes no condition, so could overwrite a decision).
+        assertThat(writeOperationsOf(IngestStore.class)).containsExactlyInAnyOrder("putItem", "updateItem");
     }
 
     @Test
@@ -90,6 +102,6 @@ class WritePathArchitectureTest {
     void theScanSeesTheKnownWritersSoAnEmptyResultMeansSomething() {
         // Guards the check itself: if the import found no write calls at all, the first test would pass vacuously.
         assertThat(writeCalls()).extracting(call -> call.getOriginOwner().getSimpleName())
-                .contains("FencedWriter", "LeaseStore");
+                .contains("FencedWriter", "LeaseStore", "IngestStore");
     }
 }

@@ -1,0 +1,139 @@
+package com.payments.reconciler.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.testing.LocalAwsClients;
+import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.HandlerEnvironment;
+import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.Metrics;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The Lambda handler as SQS invokes it: the SQS event's JSON in, the partial batch response out. */
+@ExtendWith(LocalDynamo.class)
+class IngestEventsHandlerTest {
+
+    private static final ObjectMapper JSON = Json.mapper();
+
+    private final List<String> metricLines = new ArrayList<>();
+    private IngestEventsHandler handler;
+
+    @BeforeEach
+    void setUp(LocalDynamo.Engine engine) {
+        handler = handler(engine, metricLines);
+    }
+
+    static IngestEventsHandler handler(LocalDynamo.Engine engine, List<String> metricLines) {
+        Clock clock = Clock.fixed(Instant.parse("2026-12-01T03:00:00Z"), ZoneOffset.UTC);
+        HandlerEnvironment env = new HandlerEnvironment(Map.of(
+                TableNames.ENV_AUTHORISATIONS, engine.tables().authorisations(),
+                TableNames.ENV_SETTLEMENTS, engine.tables().settlements(),
+                EnvVars.SHARDS, "4"), new LocalAwsClients(engine.moto().endpoint()), clock);
+        return new IngestEventsHandler(env, new EmfMetrics(clock, "IngestEvents", metricLines::add));
+    }
+
+    /** An SQS event as Lambda's event source mapping delivers it (the fields it carries besides id and body included). */
+    static byte[] sqsEvent(Map<String, String> bodies) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode records = root.putArray("Records");
+        bodies.forEach((id, body) -> {
+            ObjectNode record = records.addObject();
+            record.put("messageId", id);
+            record.put("receiptHandle", "handle-" + id);
+            record.put("body", body);
+            record.putObject("attributes").put("ApproximateReceiveCount", "1").put("SentTimestamp", "1764558000000");
+            record.putObject("messageAttributes");
+            record.put("md5OfBody", "-");
+            record.put("eventSource", "aws:sqs");
+            record.put("eventSourceARN", "arn:aws:sqs:eu-west-1:123456789012:reconciler-prod-ingest-events");
+            record.put("awsRegion", "eu-west-1");
+        });
+        return root.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> failedIds(JsonNode response) {
+        List<String> ids = new ArrayList<>();
+        response.path("batchItemFailures").forEach(f -> ids.add(f.path("itemIdentifier").textValue()));
+        return ids;
+    }
+
+    @Test
+    void reportsExactlyTheMessagesNotAppliedAndCountsEachOutcome() throws Exception {
+        Map<String, String> bodies = new java.util.LinkedHashMap<>();
+        bodies.put("m-1", EventIngestionTest.created("evt-1", "auth-1", 2599, "2026-11-28T10:00:00Z"));
+        bodies.put("m-2", "{not json");
+        bodies.put("m-3", EventIngestionTest.settled("evt-3", "auth-1", "2026-11-30T00:00:00Z"));
+        bodies.put("m-4", EventIngestionTest.created("evt-1", "auth-1", 2599, "2026-11-28T10:00:00Z")); // redelivered as another message
+        bodies.put("m-5", EventIngestionTest.created("evt-5", "auth-1", 1, "2026-11-28T10:00:00Z"));    // conflicts with evt-1
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        handler.handleRequest(new ByteArrayInputStream(sqsEvent(bodies)), out, null);
+        JsonNode response = JSON.readTree(out.toByteArray());
+
+        assertThat(failedIds(response)).containsExactly("m-2", "m-5");
+        JsonNode metrics = JSON.readTree(metricLines.getFirst());
+        assertThat(metrics.path(Metrics.INGEST_ACCEPTED).asLong()).isEqualTo(2);
+        assertThat(metrics.path(Metrics.INGEST_DUPLICATES).asLong()).isEqualTo(1);
+        assertThat(metrics.path(Metrics.INGEST_REFUSED).asLong()).isEqualTo(2);
+        assertThat(metrics.path(Metrics.INGEST_RETRIED).asLong()).isZero();
+        assertThat(metrics.path(Metrics.INGEST_WRITES).asLong()).isEqualTo(4);
+    }
+
+    @Test
+    void anEmptyBatchAnswersNoFailures() {
+        assertThat(failedIds(handler.handle(sqsEvent(Map.of())))).isEmpty();
+        assertThat(handler.handle(sqsEvent(Map.of())).toString()).isEqualTo("{\"batchItemFailures\":[]}");
+    }
+
+    @Test
+    void aStoreThatCannotBeReachedLeavesEveryMessageForARetry(LocalDynamo.Engine engine) throws Exception {
+        HandlerEnvironment env = new HandlerEnvironment(Map.of(
+                TableNames.ENV_AUTHORISATIONS, "no-such-table", TableNames.ENV_SETTLEMENTS, "no-such-table-either",
+                EnvVars.SHARDS, "4"), new LocalAwsClients(engine.moto().endpoint()), Clock.systemUTC());
+        IngestEventsHandler broken = new IngestEventsHandler(env, new EmfMetrics(Clock.systemUTC(), "IngestEvents", metricLines::add));
+
+        JsonNode response = broken.handle(sqsEvent(Map.of("m-1", EventIngestionTest.voided("evt-1", "auth-1"))));
+
+        assertThat(failedIds(response)).containsExactly("m-1");
+        assertThat(JSON.readTree(metricLines.getFirst()).path(Metrics.INGEST_RETRIED).asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void anEventThatIsNotAnSqsEventFailsTheInvocationNamingTheField() {
+        assertThatThrownBy(() -> handler.handle("{}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("Records: required");
+        assertThatThrownBy(() -> handler.handle("{\"Records\":[{\"body\":\"{}\"}]}".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidInput.class).hasMessageStartingWith("Records[0].messageId: required");
+    }
+
+    @Test
+    void theShardsSettingIsCheckedWhenTheHandlerIsBuilt(LocalDynamo.Engine engine) {
+        for (String bad : List.of("0", "65", "four")) {
+            HandlerEnvironment env = new HandlerEnvironment(Map.of(
+                    TableNames.ENV_AUTHORISATIONS, "a", TableNames.ENV_SETTLEMENTS, "s", EnvVars.SHARDS, bad),
+                    new LocalAwsClients(engine.moto().endpoint()), Clock.systemUTC());
+            assertThatThrownBy(() -> IngestEventsHandler.shards(env)).isInstanceOf(InvalidInput.class)
+                    .hasMessage("SHARDS: must be an integer from 1 to 64, was " + bad);
+        }
+    }
+}
