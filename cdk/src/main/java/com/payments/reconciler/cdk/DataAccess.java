@@ -43,6 +43,15 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
         return new DataAccess(schema, Optional.of(schema.index(index).name()), List.of(actions), why);
     }
 
+    /**
+     * The statement id of a grant. IngestEvents' are named apart ({@code Ingest…}), so a reason that excuses one of its
+     * actions in the cli's least-privilege proof can never excuse the same action of a workflow function.
+     */
+    static String sid(LambdaFunction function, DataAccess grant) {
+        return (function == LambdaFunction.INGEST_EVENTS ? "Ingest" : "") + grant.schema().logicalName()
+                + grant.index().map(i -> "Index").orElse("Table");
+    }
+
     /** The grants of one function; StartWindow touches no table. */
     public static List<DataAccess> of(LambdaFunction function) {
         return switch (function) {
@@ -69,6 +78,12 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                             GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
             case RELEASE_LEASE -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.release: owner and epoch checked, epoch kept", UPDATE_ITEM));
+            // Only the two business tables, only conditional single-item writes; no read (a failed condition returns the
+            // item), no lease, no command: docs/decisions.md, "Ingestion writes without the lease".
+            case INGEST_EVENTS -> List.of(
+                    table(Authorisations.SCHEMA, "IngestStore: an authorisation created (PutItem if absent), ended or completed "
+                            + "(UpdateItem, conditional)", PUT_ITEM, UPDATE_ITEM),
+                    table(Settlements.SCHEMA, "IngestStore: a settlement recorded (PutItem if absent)", PUT_ITEM));
         };
     }
 }

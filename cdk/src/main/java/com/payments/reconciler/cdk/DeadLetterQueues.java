@@ -4,6 +4,7 @@ import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
 import java.util.List;
 import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.services.kms.IKey;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
@@ -20,10 +21,15 @@ final class DeadLetterQueues {
 
     /** {@code whatFails}: whose failures land here, for the suppression's reason. */
     static Queue create(Construct scope, String id, String queueName, EncryptionKeys keys, Duration retention, String whatFails) {
+        return create(scope, id, queueName, keys.telemetry(), retention, whatFails);
+    }
+
+    /** With the key of the records it will hold (the ingestion queue's dead letters are business events: the data key). */
+    static Queue create(Construct scope, String id, String queueName, IKey key, Duration retention, String whatFails) {
         Queue queue = Queue.Builder.create(scope, id)
                 .queueName(queueName)
                 .encryption(QueueEncryption.KMS)
-                .encryptionMasterKey(keys.telemetry())
+                .encryptionMasterKey(key)
                 .enforceSsl(true)
                 .retentionPeriod(retention)
                 .build();

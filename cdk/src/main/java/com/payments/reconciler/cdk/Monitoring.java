@@ -49,6 +49,10 @@ import software.constructs.Construct;
  *   workflow should never meet one; one means more overlapping runs than the rule allows, or the account's limit;</li>
  *   <li>{@link #BACKLOG_LEFT}: a night ended SUCCEEDED but left commands PENDING (the provider's quota and the
  *   execution budget could not fit them), emitted by DeliverCommands as {@link Metrics#BACKLOG_LEFT}.</li>
+ *   <li>{@link #INGEST_DEAD_LETTERS}: an event is in the ingestion dead-letter queue (refused, or not applied in
+ *   {@link Ingestion#MAX_RECEIVE_COUNT} receives; the reason is in IngestEvents' log by message id);</li>
+ *   <li>{@link #INGEST_QUEUE_AGE}: the oldest event waiting in the ingestion queue is older than
+ *   {@link #INGEST_MAX_AGE} — ingestion stalled or not keeping up, so tonight's decisions would miss settlements.</li>
  * </ul>
  */
 public final class Monitoring extends Construct {
@@ -81,6 +85,14 @@ public final class Monitoring extends Construct {
      * (sliding) window together, and the alarm is back to OK well before the next night, which notifies again.
      */
     static final Duration BACKLOG_PERIOD = Duration.seconds(Timing.EXECUTION_TIMEOUT.toSeconds());
+    public static final String INGEST_DEAD_LETTERS = "IngestDeadLetters";
+    public static final String INGEST_QUEUE_AGE = "IngestQueueAge";
+    /**
+     * Fifteen minutes: five visibility timeouts, so a batch retried after a transient failure does not page anyone,
+     * while a stalled ingestion is seen well before a night decides on stale settlements.
+     */
+    static final Duration INGEST_MAX_AGE = Duration.minutes(15);
+
     /** Suffix of each function's throttles alarm, {@code {prefix}{Function}Throttles}. */
     static final String THROTTLES = "Throttles";
 
@@ -89,7 +101,7 @@ public final class Monitoring extends Construct {
     private final Dashboard dashboard;
 
     public Monitoring(Construct scope, String id, StackConfig config, ReconcilerWorkflow workflow, ReconcilerFunctions functions,
-                      Queue deadLetterQueue, StartWindowInvocation startWindow, AlarmTopic alarmTopic) {
+                      Queue deadLetterQueue, StartWindowInvocation startWindow, AlarmTopic alarmTopic, Ingestion ingestion) {
         super(scope, id);
         StateMachine stateMachine = workflow.stateMachine();
         this.topic = alarmTopic.topic();
@@ -130,10 +142,14 @@ public final class Monitoring extends Construct {
         alarm(config, "StartWindowFailures", "Lambda gave up on a nightly StartWindow event after its retries (record in the "
                 + "start-window-failures queue): fix the cause, then bin/reconciler start --window W", startWindowFailures);
         for (LambdaFunction function : LambdaFunction.values()) {
+            String why = function == LambdaFunction.INGEST_EVENTS
+                    ? "its queue's mapping invokes at most that many at once, so the account's concurrency is exhausted (or "
+                    + "reserveConcurrency=false). Throttled batches go back to the queue and count towards its maxReceiveCount; "
+                    + "docs/decisions.md, \"Capacity\""
+                    : "more runs overlapped than the sizing allows, or the account's concurrency is exhausted. The workflow retries "
+                    + "Lambda.TooManyRequestsException; bin/reconciler status --window W for runs still going, then docs/decisions.md, \"Capacity\"";
             alarm(config, function.logicalName() + THROTTLES, "Lambda throttled " + function.logicalName() + " (its reserved concurrency is "
-                    + ReservedConcurrency.of(function) + " unless reserveConcurrency=false): more runs overlapped than the sizing "
-                    + "allows, or the account's concurrency is exhausted. The workflow retries Lambda.TooManyRequestsException; "
-                    + "bin/reconciler status --window W for runs still going, then docs/decisions.md, \"Capacity\"",
+                    + ReservedConcurrency.of(function) + " unless reserveConcurrency=false): " + why,
                     functions.function(function).metricThrottles(sum));
         }
         Metric backlog = Metric.Builder.create().namespace(Metrics.NAMESPACE).metricName(Metrics.BACKLOG_LEFT)
@@ -157,6 +173,23 @@ public final class Monitoring extends Construct {
                 .treatMissingData(TreatMissingData.BREACHING)
                 .build());
 
+        IMetric ingestDeadLetters = ingestion.deadLetterQueue().metricApproximateNumberOfMessagesVisible(
+                MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
+        alarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: refused (malformed, card data, "
+                + "a conflict) or not applied in " + Ingestion.MAX_RECEIVE_COUNT + " receives. IngestEvents' log names the reason by "
+                + "message id (docs/integration.md); nothing of the event was written", ingestDeadLetters);
+        IMetric oldest = ingestion.queue().metricApproximateAgeOfOldestMessage(MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
+        register(Alarm.Builder.create(this, INGEST_QUEUE_AGE)
+                .alarmName(config.physicalName(INGEST_QUEUE_AGE))
+                .alarmDescription("The oldest card-platform event in the ingestion queue waited more than " + INGEST_MAX_AGE.toMinutes()
+                        + " minutes: IngestEvents is failing, throttled or not keeping up, and a night would decide without the "
+                        + "settlements still queued (they are re-checked at delivery)")
+                .metric(oldest)
+                .threshold(INGEST_MAX_AGE.toSeconds())
+                .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
+                .evaluationPeriods(1)
+                .treatMissingData(TreatMissingData.NOT_BREACHING)
+                .build());
         this.dashboard = Dashboard.Builder.create(this, "Dashboard")
                 .dashboardName(config.physicalName("hold-release-reconciler"))
                 .build();
@@ -181,6 +214,12 @@ public final class Monitoring extends Construct {
                         startWindowErrors, startWindowFailures)),
                 graph("Capacity", List.of(emitted(Metrics.BACKLOG_LEFT, LambdaFunction.DELIVER_COMMANDS),
                         emitted(Metrics.PROVIDER_THROTTLED, LambdaFunction.DELIVER_COMMANDS))));
+        dashboard.addWidgets(
+                graph("Ingestion", List.of(emitted(Metrics.INGEST_ACCEPTED, LambdaFunction.INGEST_EVENTS),
+                        emitted(Metrics.INGEST_DUPLICATES, LambdaFunction.INGEST_EVENTS),
+                        emitted(Metrics.INGEST_REFUSED, LambdaFunction.INGEST_EVENTS),
+                        emitted(Metrics.INGEST_RETRIED, LambdaFunction.INGEST_EVENTS), ingestDeadLetters)),
+                graph("Ingestion queue age (s)", List.of(oldest)));
     }
 
     /** A count a handler emits as an Embedded Metric Format line, dimension {@code Function} = its logical name. */

@@ -1,5 +1,6 @@
 package com.payments.reconciler.cdk;
 
+import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.ReservedConcurrency;
@@ -29,7 +30,7 @@ import software.amazon.awscdk.services.logs.RetentionDays;
 import software.constructs.Construct;
 
 /**
- * The five functions of {@link LambdaFunction}, all from the one shaded jar: Java 25 on arm64, memory and
+ * The six functions of {@link LambdaFunction}, all from the one shaded jar: Java 25 on arm64, memory and
  * timeout from the timing budget, SnapStart on a published version behind the alias {@link #ALIAS} (what the
  * state machine and the schedule invoke), X-Ray tracing, an explicit log group with a retention, and a role
  * of its own holding exactly the data access of {@link DataAccess#of}, and reserved concurrency from
@@ -81,7 +82,7 @@ public final class ReconcilerFunctions extends Construct {
                 .logGroup(logGroup)
                 .role(role)
                 .environment(environment(function, config, tables))
-                // Sized from the workflow's own concurrency; off for an account that cannot keep 100 unreserved beside it.
+                // Sized by ReservedConcurrency's rule; off for an account that cannot keep 100 unreserved beside it.
                 .reservedConcurrentExecutions(config.reserveConcurrency() ? ReservedConcurrency.of(function) : null)
                 .build();
         // The warning asks for a published version; currentVersion below publishes one and the alias points at it.
@@ -121,7 +122,7 @@ public final class ReconcilerFunctions extends Construct {
         for (DataAccess grant : access) {
             String resource = grant.index().map(i -> tables.indexArn(grant.schema(), i)).orElseGet(() -> tables.arn(grant.schema()));
             role.addToPolicy(PolicyStatement.Builder.create()
-                    .sid(grant.schema().logicalName() + grant.index().map(i -> "Index").orElse("Table"))
+                    .sid(DataAccess.sid(function, grant))
                     .actions(grant.actions())
                     .resources(List.of(resource))
                     .build());
@@ -131,7 +132,7 @@ public final class ReconcilerFunctions extends Construct {
             role.addToPolicy(PolicyStatement.Builder.create()
                     .sid("TableKeyThroughDynamoDb")
                     .actions(TABLE_KEY_ACTIONS)
-                    .resources(List.of(keys.data().getKeyArn()))
+                    .resources(tables.keyArns())
                     .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "dynamodb." + stack.getRegion() + ".amazonaws.com")))
                     .build());
         }
@@ -144,6 +145,11 @@ public final class ReconcilerFunctions extends Construct {
         if (function.invokedByWorkflow()) {
             environment.putAll(tables.environment());
             environment.put(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
+        } else if (function == LambdaFunction.INGEST_EVENTS) {
+            // The two tables it writes, and the shards a new pending authorisation is filed under: StartWindow's value.
+            environment.put(TableNames.ENV_AUTHORISATIONS, tables.names().authorisations());
+            environment.put(TableNames.ENV_SETTLEMENTS, tables.names().settlements());
+            environment.put(EnvVars.SHARDS, config.windowEnvironment().get(EnvVars.SHARDS));
         } else {
             // StartWindow, Scheduler's target: the window settings it computes each execution's input from.
             environment.putAll(config.windowEnvironment());

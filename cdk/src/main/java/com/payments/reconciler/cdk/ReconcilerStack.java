@@ -24,7 +24,7 @@ import software.constructs.Construct;
 
 /**
  * The reconciler on AWS: tables, functions, the Standard workflow, the nightly schedule, the provider
- * secret, alarms and a dashboard. Least privilege throughout: each role names the actions its code calls
+ * secret, the ingestion queue a card platform publishes its events to, alarms and a dashboard. Least privilege throughout: each role names the actions its code calls
  * on the resources it uses, and nothing else.
  */
 public final class ReconcilerStack extends Stack {
@@ -42,6 +42,7 @@ public final class ReconcilerStack extends Stack {
     private final AlarmTopic alarmTopic;
     private final Monitoring monitoring;
     private final Secret providerSecret;
+    private final Ingestion ingestion;
 
     public ReconcilerStack(Construct scope, String id, StackProps props, StackConfig config, LambdaJar jar) {
         super(scope, id, props);
@@ -49,6 +50,7 @@ public final class ReconcilerStack extends Stack {
         this.tables = new ReconcilerTables(this, "Tables", config, keys.data());
         this.functions = new ReconcilerFunctions(this, "Functions", config, jar, tables, keys);
         this.workflow = new ReconcilerWorkflow(this, "Workflow", config, functions, keys);
+        this.ingestion = new Ingestion(this, "Ingestion", config, keys, functions);
         this.providerSecret = providerSecret(config, keys);
         allowStartWindow(workflow);
         allowDelivery();
@@ -57,7 +59,7 @@ public final class ReconcilerStack extends Stack {
         this.startWindowInvocation = new StartWindowInvocation(this, "StartWindowInvocation", config, functions, keys);
         this.alarmTopic = new AlarmTopic(this, "Alarms", config, keys);
         this.monitoring = new Monitoring(this, "Monitoring", config, workflow, functions, schedule.deadLetterQueue(),
-                startWindowInvocation, alarmTopic);
+                startWindowInvocation, alarmTopic, ingestion);
         outputs();
     }
 
@@ -202,5 +204,9 @@ public final class ReconcilerStack extends Stack {
 
     public Secret providerSecret() {
         return providerSecret;
+    }
+
+    public Ingestion ingestion() {
+        return ingestion;
     }
 }

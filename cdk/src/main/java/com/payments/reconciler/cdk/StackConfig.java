@@ -39,9 +39,12 @@ import java.util.stream.Collectors;
  *                      {@link ProviderQuota} itself)
  * @param reserveConcurrency whether every function reserves {@link ReservedConcurrency#of} (off for an account whose
  *                           concurrency limit cannot leave 100 unreserved beside it)
+ * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
+ *                       rather than create its own (docs/integration.md, "Bring your own tables")
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
-                          Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency) {
+                          Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
+                          Optional<ExistingTables> existingTables) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -56,6 +59,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
+    public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
+    public static final String SETTLEMENTS_TABLE_ARN = "settlementsTableArn";
+    public static final String BUSINESS_TABLES_KEY_ARN = "businessTablesKeyArn";
 
     /** Window settings: context key → the StartWindow environment variable it becomes. */
     private static final Map<String, String> WINDOW_KEYS = Map.of(
@@ -106,6 +112,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(RESERVE_CONCURRENCY, "true");
+        d.put(AUTHORISATIONS_TABLE_ARN, "");
+        d.put(SETTLEMENTS_TABLE_ARN, "");
+        d.put(BUSINESS_TABLES_KEY_ARN, "");
         return d;
     }
 
@@ -168,7 +177,9 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             throw new InvalidContext(RESERVE_CONCURRENCY, "must be true or false (false: no reserved concurrency, for an account "
                     + "whose concurrency limit cannot keep 100 unreserved beside " + ReservedConcurrency.total() + "), was '" + reserve + "'");
         }
-        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve));
+        Optional<ExistingTables> existing = ExistingTables.fromContext(value.apply(AUTHORISATIONS_TABLE_ARN),
+                value.apply(SETTLEMENTS_TABLE_ARN), value.apply(BUSINESS_TABLES_KEY_ARN));
+        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), existing);
     }
 
     /**

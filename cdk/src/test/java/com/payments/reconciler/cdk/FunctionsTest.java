@@ -37,7 +37,7 @@ import software.amazon.awscdk.App;
 import software.amazon.awscdk.AppProps;
 import software.amazon.awscdk.assertions.Template;
 
-/** The five functions: runtime, architecture, SnapStart behind an alias, timing budget, logs, tracing, environment. */
+/** The six functions: runtime, architecture, SnapStart behind an alias, timing budget, logs, tracing, environment. */
 class FunctionsTest {
 
     private static final Set<String> WORKFLOW_ENV = Set.of(TableNames.ENV_LEASES, TableNames.ENV_AUTHORISATIONS,
@@ -126,6 +126,7 @@ class FunctionsTest {
                         EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
                 case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID,
                         EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS));
+                case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, EnvVars.SHARDS);
                 default -> WORKFLOW_ENV;
             };
             assertThat(names).as(function.logicalName()).containsExactlyInAnyOrderElementsOf(expected);
@@ -137,6 +138,9 @@ class FunctionsTest {
         assertThat(deliver.get(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS).asText()).isEqualTo("16");
         assertThat(environment(LambdaFunction.START_WINDOW).get(EnvVars.STATE_MACHINE_ARN))
                 .isEqualTo(template.ref(synth.stack.workflow().stateMachine()));
+        // Ingestion files new pending authorisations under exactly the shards StartWindow's executions query.
+        assertThat(WindowConfig.fromEnvironment(plain(LambdaFunction.INGEST_EVENTS)).shards())
+                .isEqualTo(WindowConfig.fromEnvironment(plain(LambdaFunction.START_WINDOW)).shards()).isEqualTo(8);
     }
 
     @Test
@@ -159,7 +163,8 @@ class FunctionsTest {
 
     /**
      * Reserved concurrency is the rule's, per function: 2 overlapping executions × what one execution runs at once
-     * (the delivery Map's MaxConcurrency for DeliverCommands, 1 otherwise).
+     * (the delivery Map's MaxConcurrency for DeliverCommands, 1 otherwise); IngestEvents, which no execution runs,
+     * its queue mapping's MaximumConcurrency (IngestionTest checks the mapping carries the same number).
      */
     @Test
     void everyFunctionReservesTheConcurrencyTheWorkflowCanUse() {
@@ -168,10 +173,12 @@ class FunctionsTest {
             assertThat(function(function).path("Properties").path("ReservedConcurrentExecutions").asInt()).as(function.logicalName())
                     .isEqualTo(ReservedConcurrency.of(function));
         }
-        // The rule's values today, so a change to it is seen here: 8 for DeliverCommands (Map concurrency 4), 2 for the others.
+        // The rule's values today, so a change to it is seen here: 8 for DeliverCommands (Map concurrency 4), 5 for
+        // IngestEvents, 2 for the others.
         assertThat(ReservedConcurrency.of(LambdaFunction.DELIVER_COMMANDS)).isEqualTo(2 * Timing.DELIVERY_MAP_CONCURRENCY).isEqualTo(8);
         assertThat(ReservedConcurrency.of(LambdaFunction.START_WINDOW)).isEqualTo(2);
-        assertThat(ReservedConcurrency.total()).isEqualTo(16);
+        assertThat(ReservedConcurrency.of(LambdaFunction.INGEST_EVENTS)).isEqualTo(ReservedConcurrency.INGESTION_MAX_CONCURRENCY).isEqualTo(5);
+        assertThat(ReservedConcurrency.total()).isEqualTo(21);
     }
 
     /** {@code -c reserveConcurrency=false}: no function reserves anything (an account whose limit cannot keep 100 unreserved). */

@@ -21,7 +21,7 @@ class LambdaJarContentsTest {
     /** Package prefixes of the deployed code and of the libraries it calls. */
     static final List<String> ALLOWED = List.of(
             "com/payments/reconciler/audit/", // used by no handler yet: issue 19 moves it out
-            "com/payments/reconciler/delivery/", "com/payments/reconciler/lease/", "com/payments/reconciler/reconcile/",
+            "com/payments/reconciler/delivery/", "com/payments/reconciler/ingest/", "com/payments/reconciler/lease/", "com/payments/reconciler/reconcile/",
             "com/payments/reconciler/store/", "com/payments/reconciler/window/", "com/payments/reconciler/workflow/",
             "software/amazon/awssdk/services/dynamodb/", "software/amazon/awssdk/services/sfn/",
             "software/amazon/awssdk/services/secretsmanager/",

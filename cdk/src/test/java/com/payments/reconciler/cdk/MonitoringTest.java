@@ -23,7 +23,7 @@ class MonitoringTest {
                 "test-SupersededRuns", "test-DeliveryRejections", "test-DeliveryQuarantined", "test-DeliveryEscalated", "test-ScheduleDeadLetters",
                 "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted", "test-BacklogLeft",
                 "test-StartWindowThrottles", "test-AcquireLeaseThrottles", "test-ReconcilePageThrottles", "test-DeliverCommandsThrottles",
-                "test-ReleaseLeaseThrottles");
+                "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestQueueAge");
         JsonNode stateMachine = template.ref(synth.stack.workflow().stateMachine());
         assertMetric(alarms.get("test-ExecutionsFailed"), "AWS/States", "ExecutionsFailed", "StateMachineArn", stateMachine);
         assertMetric(alarms.get("test-ExecutionsTimedOut"), "AWS/States", "ExecutionsTimedOut", "StateMachineArn", stateMachine);
@@ -49,6 +49,7 @@ class MonitoringTest {
         }
         alarms.remove("test-NightNotStarted");
         alarms.remove("test-BacklogLeft");
+        alarms.remove("test-IngestQueueAge"); // IngestionTest: a threshold in seconds
         alarms.values().forEach(a -> {
             assertThat(a.path("Threshold").asDouble()).isEqualTo(1.0);
             assertThat(a.path("ComparisonOperator").asText()).isEqualTo("GreaterThanOrEqualToThreshold");
@@ -62,7 +63,7 @@ class MonitoringTest {
     @Test
     void everyAlarmNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
-        assertThat(alarms()).hasSize(17).allSatisfy((name, a) -> {
+        assertThat(alarms()).hasSize(20).allSatisfy((name, a) -> {
             assertThat(a.path("AlarmActions")).as(name).hasSize(1);
             assertThat(a.path("AlarmActions").path(0)).as(name).isEqualTo(topic);
         });

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.HandlerEnvironment;
@@ -68,18 +68,12 @@ public final class IngestEventsHandler implements RequestStreamHandler {
         this.metrics = metrics;
     }
 
-    /** The shards the reconciler queries: the same {@link EnvVars#SHARDS} StartWindow puts in each execution's input. */
+    /**
+     * The shards the reconciler queries: read by {@link WindowConfig}, exactly as StartWindow reads the
+     * {@link EnvVars#SHARDS} it puts in each execution's input (unset: the same default).
+     */
     static int shards(HandlerEnvironment env) {
-        String text = env.required(EnvVars.SHARDS);
-        try {
-            int shards = Integer.parseInt(text);
-            if (shards >= 1 && shards <= ExecutionInput.MAX_SHARDS) {
-                return shards;
-            }
-        } catch (NumberFormatException e) {
-            // refused below, with the accepted form
-        }
-        throw new InvalidInput(EnvVars.SHARDS, "must be an integer from 1 to " + ExecutionInput.MAX_SHARDS + ", was " + text);
+        return WindowConfig.fromEnvironment(env).shards();
     }
 
     @Override

@@ -128,12 +128,14 @@ class IngestEventsHandlerTest {
 
     @Test
     void theShardsSettingIsCheckedWhenTheHandlerIsBuilt(LocalDynamo.Engine engine) {
+        assertThat(IngestEventsHandler.shards(new HandlerEnvironment(Map.of(), new LocalAwsClients(engine.moto().endpoint()),
+                Clock.systemUTC()))).as("unset: StartWindow's default").isEqualTo(4);
         for (String bad : List.of("0", "65", "four")) {
             HandlerEnvironment env = new HandlerEnvironment(Map.of(
                     TableNames.ENV_AUTHORISATIONS, "a", TableNames.ENV_SETTLEMENTS, "s", EnvVars.SHARDS, bad),
                     new LocalAwsClients(engine.moto().endpoint()), Clock.systemUTC());
             assertThatThrownBy(() -> IngestEventsHandler.shards(env)).isInstanceOf(InvalidInput.class)
-                    .hasMessage("SHARDS: must be an integer from 1 to 64, was " + bad);
+                    .hasMessageStartingWith("SHARDS: must be an integer from 1 to 64");
         }
     }
 }

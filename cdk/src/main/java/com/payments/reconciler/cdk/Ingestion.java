@@ -1,0 +1,99 @@
+package com.payments.reconciler.cdk;
+
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ReservedConcurrency;
+import com.payments.reconciler.workflow.Timing;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.CfnOutput;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.iam.PolicyStatement;
+import software.amazon.awscdk.services.lambda.EventSourceMapping;
+import software.amazon.awscdk.services.lambda.EventSourceMappingOptions;
+import software.amazon.awscdk.services.sqs.DeadLetterQueue;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.constructs.Construct;
+
+/**
+ * The way a card platform's events come in (docs/integration.md): an SQS queue under the data key, TLS only, with
+ * its dead-letter queue and redrive policy, consumed by IngestEvents' alias through an event source mapping with
+ * {@code ReportBatchItemFailures} and a {@code MaximumConcurrency} equal to the function's reservation
+ * ({@link ReservedConcurrency#INGESTION_MAX_CONCURRENCY}). The mapping polls with the function's role, which is
+ * granted exactly what the mapping calls on this queue and the key's use through SQS — not CDK's
+ * {@code grantConsumeMessages}, which adds GetQueueUrl and ChangeMessageVisibility that nothing here calls.
+ */
+public final class Ingestion extends Construct {
+
+    /**
+     * Receives before SQS moves a message to the dead-letter queue: a refused event is reported on every receive, so
+     * it arrives there after three; a transient failure gets three tries a visibility timeout apart (docs/decisions.md).
+     */
+    public static final int MAX_RECEIVE_COUNT = 3;
+    /** As the stack's other dead-letter queues keep theirs: SQS's longest retention, time for a person. */
+    static final Duration DEAD_LETTER_RETENTION = Duration.days(14);
+    /** A platform's events wait at most this long for a stalled ingestion before SQS drops them: more than a weekend. */
+    static final Duration RETENTION = Duration.days(4);
+    /** What the mapping calls on the queue with the function's role (AWSLambdaSQSQueueExecutionRole's three actions). */
+    static final List<String> CONSUME_ACTIONS = List.of("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes");
+    public static final String OUTPUT_QUEUE_URL = "IngestQueueUrl";
+    public static final String OUTPUT_QUEUE_ARN = "IngestQueueArn";
+
+    private final Queue queue;
+    private final Queue deadLetterQueue;
+    private final EventSourceMapping mapping;
+
+    public Ingestion(Construct scope, String id, StackConfig config, EncryptionKeys keys, ReconcilerFunctions functions) {
+        super(scope, id);
+        this.deadLetterQueue = DeadLetterQueues.create(this, "DeadLetters", config.physicalName("ingest-events-dlq"), keys.data(),
+                DEAD_LETTER_RETENTION, "the ingestion queue (events IngestEvents refused, or could not apply in "
+                        + MAX_RECEIVE_COUNT + " receives)");
+        this.queue = Queue.Builder.create(this, "Queue")
+                .queueName(config.physicalName("ingest-events"))
+                .encryption(QueueEncryption.KMS)
+                .encryptionMasterKey(keys.data())
+                .enforceSsl(true)
+                .visibilityTimeout(Duration.seconds(Timing.INGEST_VISIBILITY_TIMEOUT.toSeconds()))
+                .retentionPeriod(RETENTION)
+                .deadLetterQueue(DeadLetterQueue.builder().queue(deadLetterQueue).maxReceiveCount(MAX_RECEIVE_COUNT).build())
+                .build();
+        var alias = functions.alias(LambdaFunction.INGEST_EVENTS);
+        this.mapping = alias.addEventSourceMapping("IngestQueueMapping", EventSourceMappingOptions.builder()
+                .eventSourceArn(queue.getQueueArn())
+                .batchSize(Timing.INGEST_BATCH_SIZE)
+                .reportBatchItemFailures(true)
+                .maxConcurrency(ReservedConcurrency.INGESTION_MAX_CONCURRENCY)
+                .build());
+        var role = functions.role(LambdaFunction.INGEST_EVENTS);
+        role.addToPolicy(PolicyStatement.Builder.create()
+                .sid("ConsumeIngestQueue")
+                .actions(CONSUME_ACTIONS)
+                .resources(List.of(queue.getQueueArn()))
+                .build());
+        role.addToPolicy(PolicyStatement.Builder.create()
+                .sid("IngestQueueKey")
+                .actions(List.of("kms:Decrypt"))
+                .resources(List.of(keys.data().getKeyArn()))
+                .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
+                .build());
+        // The policy must exist before the mapping polls with the role, or its first ReceiveMessage is denied.
+        mapping.getNode().addDependency(role);
+        CfnOutput.Builder.create(this, OUTPUT_QUEUE_URL).description("Publish card-platform events here (docs/integration.md)")
+                .value(queue.getQueueUrl()).build();
+        CfnOutput.Builder.create(this, OUTPUT_QUEUE_ARN).description("The ingestion queue, for a publisher's sqs:SendMessage grant or an EventBridge target")
+                .value(queue.getQueueArn()).build();
+    }
+
+    public Queue queue() {
+        return queue;
+    }
+
+    public Queue deadLetterQueue() {
+        return deadLetterQueue;
+    }
+
+    public EventSourceMapping mapping() {
+        return mapping;
+    }
+}

@@ -1,0 +1,176 @@
+package com.payments.reconciler.cdk;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.store.Tables;
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ReservedConcurrency;
+import com.payments.reconciler.workflow.Timing;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.AppProps;
+import software.amazon.awscdk.assertions.Template;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The ingestion path as synthesised (issue 18): the queue and its dead-letter queue, IngestEvents' event source
+ * mapping, its least-privilege role, the alarms; and "bring your own tables", with which the template creates
+ * neither business table and grants on the platform's.
+ */
+class IngestionTest {
+
+    static final String AUTHORISATIONS_ARN = "arn:aws:dynamodb:eu-west-1:123456789012:table/payments-authorisations";
+    static final String SETTLEMENTS_ARN = "arn:aws:dynamodb:eu-west-1:123456789012:table/payments-settlements";
+    static final String KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+
+    private final SynthesizedStack synth = SynthesizedStack.get();
+    private final TemplateJson template = new TemplateJson(synth);
+
+    @Test
+    void theQueueIsEncryptedTlsOnlyWithARedrivePolicyToItsDeadLetterQueue() {
+        JsonNode queue = template.resource(template.logicalId(synth.stack.ingestion().queue())).path("Properties");
+        JsonNode dlq = template.resource(template.logicalId(synth.stack.ingestion().deadLetterQueue())).path("Properties");
+        JsonNode dataKey = template.getAtt(synth.stack.keys().data(), "Arn");
+        assertThat(queue.path("QueueName").asText()).isEqualTo("test-ingest-events");
+        assertThat(dlq.path("QueueName").asText()).isEqualTo("test-ingest-events-dlq");
+        assertThat(queue.path("KmsMasterKeyId")).isEqualTo(dataKey);
+        assertThat(dlq.path("KmsMasterKeyId")).isEqualTo(dataKey);
+        assertThat(queue.path("RedrivePolicy").path("deadLetterTargetArn")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn"));
+        assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(3);
+        assertThat(queue.path("VisibilityTimeout").asLong()).isEqualTo(6 * Timing.INGEST_EVENTS_TIMEOUT.toSeconds());
+        assertThat(dlq.path("MessageRetentionPeriod").asLong()).isEqualTo(14 * 86_400);
+        // TLS only: each queue's policy denies any request without aws:SecureTransport.
+        List<String> policies = new ArrayList<>();
+        template.resources("AWS::SQS::QueuePolicy").values().forEach(p -> policies.add(p.toString()));
+        for (var q : List.of(synth.stack.ingestion().queue(), synth.stack.ingestion().deadLetterQueue())) {
+            String ref = template.ref(q).toString();
+            assertThat(policies).as(q.getNode().getPath()).anySatisfy(p -> assertThat(p).contains(ref).contains("aws:SecureTransport").contains("Deny"));
+        }
+    }
+
+    @Test
+    void ingestEventsConsumesTheQueueThroughItsAliasWithPartialBatchResponses() {
+        Map<String, JsonNode> mappings = template.resources("AWS::Lambda::EventSourceMapping");
+        assertThat(mappings).hasSize(1);
+        JsonNode mapping = mappings.values().iterator().next().path("Properties");
+        assertThat(mapping.path("EventSourceArn")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
+        // The alias (its SnapStart version), as CDK names it: the function's name from the alias ARN, qualified ":live".
+        assertThat(mapping.path("FunctionName").toString()).contains(template.ref(synth.stack.functions().alias(LambdaFunction.INGEST_EVENTS)).toString())
+                .contains(":" + ReconcilerFunctions.ALIAS);
+        assertThat(TemplateJson.strings(mapping.path("FunctionResponseTypes"))).containsExactly("ReportBatchItemFailures");
+        assertThat(mapping.path("BatchSize").asInt()).isEqualTo(Timing.INGEST_BATCH_SIZE);
+        // The mapping never invokes beyond what the function reserves: a throttled batch would count as a receive.
+        assertThat(mapping.path("ScalingConfig").path("MaximumConcurrency").asInt())
+                .isEqualTo(ReservedConcurrency.of(LambdaFunction.INGEST_EVENTS)).isEqualTo(5);
+    }
+
+    @Test
+    void itsRoleWritesOnlyTheTwoBusinessTablesAndConsumesOnlyItsQueue() {
+        List<JsonNode> statements = template.statementsOf(synth.stack.functions().role(LambdaFunction.INGEST_EVENTS));
+        Map<String, List<String>> actionsBySid = new HashMap<>();
+        Map<String, JsonNode> resourceBySid = new HashMap<>();
+        for (JsonNode s : statements) {
+            actionsBySid.put(s.path("Sid").asText(), TemplateJson.strings(s.path("Action")));
+            resourceBySid.put(s.path("Sid").asText(), s.path("Resource"));
+        }
+        assertThat(actionsBySid.get("IngestAuthorisationsTable")).containsExactlyInAnyOrder("dynamodb:PutItem", "dynamodb:UpdateItem");
+        assertThat(actionsBySid.get("IngestSettlementsTable")).containsExactly("dynamodb:PutItem");
+        assertThat(resourceBySid.get("IngestAuthorisationsTable")).isEqualTo(template.getAtt(synth.stack.tables().table(Tables.Authorisations.SCHEMA), "Arn"));
+        assertThat(resourceBySid.get("IngestSettlementsTable")).isEqualTo(template.getAtt(synth.stack.tables().table(Tables.Settlements.SCHEMA), "Arn"));
+        assertThat(actionsBySid.get("ConsumeIngestQueue")).containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes");
+        assertThat(resourceBySid.get("ConsumeIngestQueue")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
+        assertThat(actionsBySid.get("IngestQueueKey")).containsExactly("kms:Decrypt");
+        String all = statements.toString();
+        for (String never : List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
+                "dynamodb:BatchWriteItem", "states:", "secretsmanager:", "sqs:SendMessage")) {
+            assertThat(all).as(never).doesNotContain(never);
+        }
+        for (var other : List.of(Tables.Leases.SCHEMA, Tables.ReleaseCommands.SCHEMA, Tables.Idempotency.SCHEMA)) {
+            assertThat(all).as(other.logicalName()).doesNotContain(template.logicalId(synth.stack.tables().table(other)));
+        }
+        // Besides these, only the X-Ray statement active tracing adds (no Sid; its actions take no resource).
+        assertThat(actionsBySid.keySet()).containsExactlyInAnyOrder("OwnLogGroup", "IngestAuthorisationsTable", "IngestSettlementsTable",
+                "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "");
+        assertThat(actionsBySid.get("")).allMatch(a -> a.startsWith("xray:"));
+    }
+
+    @Test
+    void alarmsOnDeadLettersAndTheAgeOfTheOldestEventNotifyTheTopic() {
+        Map<String, JsonNode> alarms = new HashMap<>();
+        template.resources("AWS::CloudWatch::Alarm").values().forEach(a -> alarms.put(a.path("Properties").path("AlarmName").asText(), a.path("Properties")));
+        JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
+        JsonNode dead = alarms.get("test-" + Monitoring.INGEST_DEAD_LETTERS);
+        assertThat(dead.path("MetricName").asText()).isEqualTo("ApproximateNumberOfMessagesVisible");
+        assertThat(dead.path("Dimensions").path(0).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "QueueName"));
+        assertThat(dead.path("Threshold").asDouble()).isEqualTo(1.0);
+        JsonNode age = alarms.get("test-" + Monitoring.INGEST_QUEUE_AGE);
+        assertThat(age.path("Namespace").asText()).isEqualTo("AWS/SQS");
+        assertThat(age.path("MetricName").asText()).isEqualTo("ApproximateAgeOfOldestMessage");
+        assertThat(age.path("Dimensions").path(0).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "QueueName"));
+        assertThat(age.path("Threshold").asDouble()).isEqualTo(900.0);
+        assertThat(age.path("ComparisonOperator").asText()).isEqualTo("GreaterThanThreshold");
+        for (JsonNode alarm : List.of(dead, age)) {
+            assertThat(alarm.path("AlarmActions")).containsExactly(topic);
+        }
+    }
+
+    @Test
+    void withExistingTablesTheTemplateCreatesNeitherBusinessTableAndGrantsOnThePlatformsOwn() {
+        Map<String, Object> context = new HashMap<>(SynthesizedStack.CONTEXT);
+        context.put(StackConfig.AUTHORISATIONS_TABLE_ARN, AUTHORISATIONS_ARN);
+        context.put(StackConfig.SETTLEMENTS_TABLE_ARN, SETTLEMENTS_ARN);
+        context.put(StackConfig.BUSINESS_TABLES_KEY_ARN, KEY_ARN);
+        Path outdir = synth.outdir.resolveSibling("cdk-test-out-byo-tables");
+        App app = new App(AppProps.builder().context(context).outdir(outdir.toString()).build());
+        ReconcilerStack stack = ReconcilerApp.build(app, synth.jar);
+        JsonNode root = new ObjectMapper().valueToTree(Template.fromStack(stack).toJSON());
+
+        List<String> created = new ArrayList<>();
+        root.path("Resources").forEach(r -> {
+            if (r.path("Type").asText().equals("AWS::DynamoDB::Table")) {
+                created.add(r.path("Properties").path("TableName").asText());
+            }
+        });
+        assertThat(created).containsExactlyInAnyOrder("test-Leases", "test-ReleaseCommands", "test-Idempotency");
+        String text = root.toString();
+        assertThat(text).contains(AUTHORISATIONS_ARN, AUTHORISATIONS_ARN + "/index/" + Tables.Authorisations.PENDING_BY_AGE, SETTLEMENTS_ARN, KEY_ARN);
+        // Every function reads the platform's table names.
+        assertThat(stack.tables().names()).isEqualTo(new TableNames("test-Leases", "payments-authorisations", "payments-settlements",
+                "test-ReleaseCommands", "test-Idempotency"));
+        assertThat(stack.tables().created(Tables.Authorisations.SCHEMA)).isFalse();
+        assertThat(stack.tables().created(Tables.Leases.SCHEMA)).isTrue();
+    }
+
+    @Test
+    void theDefaultTemplateCreatesBothBusinessTables() {
+        // The known-bad input for the check above: without the context, the same count finds them.
+        assertThat(synth.stack.tables().created(Tables.Authorisations.SCHEMA)).isTrue();
+        assertThat(synth.stack.tables().created(Tables.Settlements.SCHEMA)).isTrue();
+        assertThat(template.resources("AWS::DynamoDB::Table")).hasSize(Tables.ALL.size());
+    }
+
+    @Test
+    void existingTablesAreBothOrNeitherWithClearErrors() {
+        Map<String, Object> onlyOne = new HashMap<>(SynthesizedStack.CONTEXT);
+        onlyOne.put(StackConfig.AUTHORISATIONS_TABLE_ARN, AUTHORISATIONS_ARN);
+        assertThatThrownBy(() -> StackConfig.fromContext(onlyOne::get)).isInstanceOf(InvalidContext.class)
+                .hasMessageContaining(StackConfig.SETTLEMENTS_TABLE_ARN).hasMessageContaining("both business tables");
+        Map<String, Object> badArn = new HashMap<>(SynthesizedStack.CONTEXT);
+        badArn.put(StackConfig.AUTHORISATIONS_TABLE_ARN, "payments-authorisations");
+        badArn.put(StackConfig.SETTLEMENTS_TABLE_ARN, SETTLEMENTS_ARN);
+        assertThatThrownBy(() -> StackConfig.fromContext(badArn::get)).isInstanceOf(InvalidContext.class)
+                .hasMessageContaining(StackConfig.AUTHORISATIONS_TABLE_ARN).hasMessageContaining("a DynamoDB table ARN such as");
+        Map<String, Object> keyAlone = new HashMap<>(SynthesizedStack.CONTEXT);
+        keyAlone.put(StackConfig.BUSINESS_TABLES_KEY_ARN, KEY_ARN);
+        assertThatThrownBy(() -> StackConfig.fromContext(keyAlone::get)).isInstanceOf(InvalidContext.class)
+                .hasMessageContaining(StackConfig.BUSINESS_TABLES_KEY_ARN);
+    }
+}
