@@ -220,6 +220,19 @@ public final class Monitoring extends Construct {
                         emitted(Metrics.INGEST_REFUSED, LambdaFunction.INGEST_EVENTS),
                         emitted(Metrics.INGEST_RETRIED, LambdaFunction.INGEST_EVENTS), ingestDeadLetters)),
                 graph("Ingestion queue age (s)", List.of(oldest)));
+        // Issue 18's dry-run adoption: per night, what the job decided and what happened after; a team watches the
+        // would-release line against its own expectations for weeks before setting dryRun=false.
+        dashboard.addWidgets(GraphWidget.Builder.create().title("Per night: candidates, would release (dry run), released, "
+                        + "settled after decision").left(List.of(night(Metrics.NIGHT_CANDIDATES), night(Metrics.NIGHT_WOULD_RELEASE),
+                        night(Metrics.NIGHT_RELEASED), night(Metrics.NIGHT_SETTLED_AFTER_DECISION)))
+                .width(24).build());
+    }
+
+    /** A night's count: ReleaseLease emits it once per completed run, summed per day. */
+    private static Metric night(String name) {
+        return Metric.Builder.create().namespace(Metrics.NAMESPACE).metricName(name)
+                .dimensionsMap(Map.of("Function", LambdaFunction.RELEASE_LEASE.logicalName()))
+                .statistic("Sum").period(Duration.days(1)).build();
     }
 
     /** A count a handler emits as an Embedded Metric Format line, dimension {@code Function} = its logical name. */

@@ -123,6 +123,16 @@ class IngestionTest {
     }
 
     @Test
+    void theDashboardShowsTheNightsDivergenceCounts() {
+        String dashboard = template.resources("AWS::CloudWatch::Dashboard").values().iterator().next().toString();
+        for (String metric : List.of(com.payments.reconciler.workflow.Metrics.NIGHT_CANDIDATES, com.payments.reconciler.workflow.Metrics.NIGHT_WOULD_RELEASE,
+                com.payments.reconciler.workflow.Metrics.NIGHT_RELEASED, com.payments.reconciler.workflow.Metrics.NIGHT_SETTLED_AFTER_DECISION,
+                com.payments.reconciler.workflow.Metrics.INGEST_ACCEPTED, com.payments.reconciler.workflow.Metrics.INGEST_REFUSED)) {
+            assertThat(dashboard).as(metric).contains(metric);
+        }
+    }
+
+    @Test
     void withExistingTablesTheTemplateCreatesNeitherBusinessTableAndGrantsOnThePlatformsOwn() {
         Map<String, Object> context = new HashMap<>(SynthesizedStack.CONTEXT);
         context.put(StackConfig.AUTHORISATIONS_TABLE_ARN, AUTHORISATIONS_ARN);

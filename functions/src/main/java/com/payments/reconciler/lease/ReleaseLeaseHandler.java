@@ -57,6 +57,10 @@ public final class ReleaseLeaseHandler extends JsonHandler<ReleaseRequest, RunSu
             counts.put(Metrics.DELIVERY_CANCELLED_SETTLED, delivery.cancelledSettled());
             counts.put(Metrics.DELIVERY_QUARANTINED, delivery.quarantined());
             counts.put(Metrics.DELIVERY_ESCALATED, delivery.escalated());
+            counts.put(Metrics.NIGHT_CANDIDATES, request.reconcile().candidates());
+            counts.put(Metrics.NIGHT_WOULD_RELEASE, request.reconcile().wouldRelease());
+            counts.put(Metrics.NIGHT_RELEASED, request.reconcile().releaseRequested());
+            counts.put(Metrics.NIGHT_SETTLED_AFTER_DECISION, delivery.cancelledSettled());
             metrics.count(counts);
         }
         LOG.info("window {} epoch {} {}: lease released; {} released, {} delivered, {} rejected, {} cancelled as settled, "

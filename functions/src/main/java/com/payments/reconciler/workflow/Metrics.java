@@ -31,6 +31,16 @@ public final class Metrics {
     public static final String PROVIDER_THROTTLED = "ProviderThrottled";
     public static final String SUPERSEDED_RUNS = "SupersededRuns";
 
+    /**
+     * Per completed night (ReleaseLease, once per run), the divergence a team watches in dry run before trusting the job
+     * (issue 18): candidates decided, releases a dry run would have requested, releases requested, and commands whose
+     * authorisation settled after the decision and before the provider call (cancelled at delivery).
+     */
+    public static final String NIGHT_CANDIDATES = "NightCandidates";
+    public static final String NIGHT_WOULD_RELEASE = "NightWouldRelease";
+    public static final String NIGHT_RELEASED = "NightReleased";
+    public static final String NIGHT_SETTLED_AFTER_DECISION = "NightSettledAfterDecision";
+
     /** IngestEvents (docs/integration.md): events written, already applied, refused (to the DLQ), left for SQS to retry. */
     public static final String INGEST_ACCEPTED = "IngestAccepted";
     public static final String INGEST_DUPLICATES = "IngestDuplicates";

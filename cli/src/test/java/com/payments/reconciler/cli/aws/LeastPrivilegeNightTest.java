@@ -112,8 +112,13 @@ class LeastPrivilegeNightTest {
     void everyCallIsAttributedToAFunctionAndMappedToIamActions() {
         assertThat(report.unattributed()).isEmpty();
         assertThat(report.unmapped()).isEmpty();
+        // IngestEvents is not run by a night yet (the local pipeline still loads the tables directly): every other function
+        // made AWS calls, each with its own key, and IngestEvents' key made none.
+        List<String> nightFunctionsKeys = local.functionByAccessKeyId().entrySet().stream()
+                .filter(e -> !e.getValue().equals(LambdaFunction.INGEST_EVENTS.logicalName())).map(Map.Entry::getKey).toList();
+        assertThat(nightFunctionsKeys).hasSize(LambdaFunction.values().length - 1);
         assertThat(calls.stream().map(c -> c.accessKeyId().orElse("unsigned")).distinct())
-                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(local.functionByAccessKeyId().keySet());
+                .as("every function a night runs made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(nightFunctionsKeys);
     }
 
     @Test
