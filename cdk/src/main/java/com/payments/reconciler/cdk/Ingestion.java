@@ -5,7 +5,6 @@ import com.payments.reconciler.workflow.ReservedConcurrency;
 import com.payments.reconciler.workflow.Timing;
 import java.util.List;
 import java.util.Map;
-import software.amazon.awscdk.CfnOutput;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.PolicyStatement;
@@ -79,10 +78,6 @@ public final class Ingestion extends Construct {
                 .build());
         // The policy must exist before the mapping polls with the role, or its first ReceiveMessage is denied.
         mapping.getNode().addDependency(role);
-        CfnOutput.Builder.create(this, OUTPUT_QUEUE_URL).description("Publish card-platform events here (docs/integration.md)")
-                .value(queue.getQueueUrl()).build();
-        CfnOutput.Builder.create(this, OUTPUT_QUEUE_ARN).description("The ingestion queue, for a publisher's sqs:SendMessage grant or an EventBridge target")
-                .value(queue.getQueueArn()).build();
     }
 
     public Queue queue() {

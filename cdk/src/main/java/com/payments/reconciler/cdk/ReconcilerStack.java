@@ -164,6 +164,12 @@ public final class ReconcilerStack extends Stack {
                     .value(tables.names().nameOf(schema))
                     .build();
         }
+        // Stack-level, so the output keys are exactly these names (docs/integration.md, docs/deploy.md).
+        CfnOutput.Builder.create(this, Ingestion.OUTPUT_QUEUE_URL).description("Publish card-platform events here (docs/integration.md)")
+                .value(ingestion.queue().getQueueUrl()).build();
+        CfnOutput.Builder.create(this, Ingestion.OUTPUT_QUEUE_ARN)
+                .description("The ingestion queue, for a publisher's sqs:SendMessage grant or an EventBridge target")
+                .value(ingestion.queue().getQueueArn()).build();
         CfnOutput.Builder.create(this, "ProviderSecretArn")
                 .description("Put the provider API key here: {\"apiKey\": \"...\"} (docs/deploy.md)")
                 .value(providerSecret.getSecretArn())

@@ -47,6 +47,9 @@ class IngestionTest {
         assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(3);
         assertThat(queue.path("VisibilityTimeout").asLong()).isEqualTo(6 * Timing.INGEST_EVENTS_TIMEOUT.toSeconds());
         assertThat(dlq.path("MessageRetentionPeriod").asLong()).isEqualTo(14 * 86_400);
+        JsonNode outputs = template.root().path("Outputs");
+        assertThat(outputs.path(Ingestion.OUTPUT_QUEUE_URL).path("Value")).isEqualTo(template.ref(synth.stack.ingestion().queue()));
+        assertThat(outputs.path(Ingestion.OUTPUT_QUEUE_ARN).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
         // TLS only: each queue's policy denies any request without aws:SecureTransport.
         List<String> policies = new ArrayList<>();
         template.resources("AWS::SQS::QueuePolicy").values().forEach(p -> policies.add(p.toString()));
