@@ -31,6 +31,10 @@ class IngestionTest {
     static final String SETTLEMENTS_ARN = "arn:aws:dynamodb:eu-west-1:123456789012:table/payments-settlements";
     static final String KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 
+    /** What ingestion's role must never hold: reads, deletes, the leader's ConditionCheck, batch writes, other services. */
+    static final List<String> NEVER_FOR_INGESTION = List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:DeleteItem",
+            "dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem", "states:", "secretsmanager:", "sqs:SendMessage");
+
     private final SynthesizedStack synth = SynthesizedStack.get();
     private final TemplateJson template = new TemplateJson(synth);
 
@@ -92,8 +96,7 @@ class IngestionTest {
         assertThat(resourceBySid.get("ConsumeIngestQueue")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
         assertThat(actionsBySid.get("IngestQueueKey")).containsExactly("kms:Decrypt");
         String all = statements.toString();
-        for (String never : List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
-                "dynamodb:BatchWriteItem", "states:", "secretsmanager:", "sqs:SendMessage")) {
+        for (String never : NEVER_FOR_INGESTION) {
             assertThat(all).as(never).doesNotContain(never);
         }
         for (var other : List.of(Tables.Leases.SCHEMA, Tables.ReleaseCommands.SCHEMA, Tables.Idempotency.SCHEMA)) {
@@ -103,6 +106,15 @@ class IngestionTest {
         assertThat(actionsBySid.keySet()).containsExactlyInAnyOrder("OwnLogGroup", "IngestAuthorisationsTable", "IngestSettlementsTable",
                 "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "");
         assertThat(actionsBySid.get("")).allMatch(a -> a.startsWith("xray:"));
+    }
+
+    @Test
+    void theNeverListFindsWhatTheLeadersRolesHold() {
+        // The known-bad input for the check above: the same list applied to ReconcilePage's and DeliverCommands' roles.
+        String reconcile = template.statementsOf(synth.stack.functions().role(LambdaFunction.RECONCILE_PAGE)).toString();
+        String deliver = template.statementsOf(synth.stack.functions().role(LambdaFunction.DELIVER_COMMANDS)).toString();
+        assertThat(NEVER_FOR_INGESTION).filteredOn(reconcile::contains).contains("dynamodb:Query", "dynamodb:ConditionCheckItem");
+        assertThat(NEVER_FOR_INGESTION).filteredOn(deliver::contains).contains("dynamodb:GetItem", "dynamodb:DeleteItem", "secretsmanager:");
     }
 
     @Test
