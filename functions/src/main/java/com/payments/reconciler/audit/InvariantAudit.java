@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
  *   <li><b>I1 no stale commit</b>: following each lease item's epoch and holder through its applied images,
  *   every protected write — any change to a ReleaseCommands item (except the operator's requeue of a parked
  *   command, counted in {@link Report#operatorRequeues}) and any write leaving an authorisation
- *   RELEASE_REQUESTED or changing one that was — carries the lease's current epoch at the moment it was
+ *   RELEASE_REQUESTED or changing one that was (except ingestion's note beside a decision, which leaves its state,
+ *   version and pending shard as they were) — carries the lease's current epoch at the moment it was
  *   applied, while the lease had a holder. A command carries the epoch of its status ({@code epoch} while
  *   PENDING, {@code deliveredEpoch} once DELIVERED or REJECTED, {@code endedEpoch} once CANCELLED_SETTLED,
  *   QUARANTINED or ESCALATED), as its new image shows; an authorisation carries none, so it carries its
@@ -54,7 +55,8 @@ import java.util.stream.Collectors;
  *   (looked up by the command's own {@code authorisationId}) that is DELIVERED and whose release the provider
  *   performed exactly once, under that command's operation id; or that ended in a state the design allows:
  *   REJECTED (the provider's permanent refusal), QUARANTINED or ESCALATED (parked for a person), each counted
- *   in the report. A CANCELLED_SETTLED command of an authorisation that has no settlement is lost.</li>
+ *   in the report. A CANCELLED_SETTLED command of an authorisation that has no settlement is lost. An authorisation
+ *   the platform voided or expired before any decision (VOIDED, no command: docs/integration.md) was never eligible.</li>
  *   <li><b>I5 the lease record</b>: across each lease item's applied history it is never deleted, never
  *   overwritten by a Put (PutItem, a transaction's Put, a BatchWriteItem PutRequest), its epoch never
  *   decreases or disappears, a new holder always gets a higher epoch than the item had, and every lease item
@@ -402,6 +404,10 @@ public final class InvariantAudit {
             if (!releasedAfter && !(releasedBefore && !settledAfter)) {
                 return; // the card system's and ingestion's writes: not this job's to fence
             }
+            if (releasedBefore && releasedAfter && unchanged(before, after, Authorisations.STATE, Authorisations.VERSION,
+                    Authorisations.PENDING_SHARD)) {
+                return; // ingestion's note beside a decision (a void after it): nothing the leader decided has moved
+            }
             authorisationId = item.key().path(Authorisations.AUTHORISATION_ID).path("S").asText();
             decision = releasedAfter && !releasedBefore;
             carried = commandEpochBeside(write, authorisationId);
@@ -454,6 +460,16 @@ public final class InvariantAudit {
                 findings.add("I1", "claimed lease " + check.lease() + " for " + check.owner() + " while " + lease.owner + " held it", what);
             }
         }
+    }
+
+    /** Whether the item images agree on each of {@code attributes} (both absent counts as agreeing). */
+    private static boolean unchanged(JsonNode before, JsonNode after, String... attributes) {
+        for (String attribute : attributes) {
+            if (!before.path(attribute).equals(after.path(attribute))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Records an epoch other than the lease's current one; returns whether it did. */
@@ -560,6 +576,9 @@ public final class InvariantAudit {
             String stateName = Attr.stringOr(auth, Authorisations.STATE, "");
             Map<String, AttributeValue> command = commands.get(id);
             String status = command == null ? "none" : Attr.stringOr(command, ReleaseCommands.STATUS, "?");
+            if (Authorisations.STATE_VOIDED.equals(stateName) && command == null) {
+                continue; // voided or expired at the platform before any decision: no hold left to release
+            }
             if (!Authorisations.STATE_RELEASE_REQUESTED.equals(stateName)) {
                 violations.add(new Violation("I4", id + " is " + stateName + " with command " + status));
                 continue;
