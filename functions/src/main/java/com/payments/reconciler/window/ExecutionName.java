@@ -58,6 +58,14 @@ public record ExecutionName(WindowId window, int rerun) {
                 "must be reconcile-YYYY-MM-DD or reconcile-YYYY-MM-DD-rerun-N, was '" + name + "'"));
     }
 
+    /**
+     * The name part of an execution ARN ({@code arn:aws:states:region:account:execution:machine:name}), the same
+     * for any execution, ours or not.
+     */
+    public static String lastSegmentOf(String executionArn) {
+        return executionArn.substring(executionArn.lastIndexOf(':') + 1);
+    }
+
     public boolean isRerun() {
         return rerun > 0;
     }

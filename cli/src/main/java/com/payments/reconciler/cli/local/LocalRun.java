@@ -179,7 +179,7 @@ public final class LocalRun {
     }
 
     private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected) {
-        String name = executionArn.substring(executionArn.lastIndexOf(':') + 1);
+        String name = ExecutionName.lastSegmentOf(executionArn);
         console.accept("following " + name);
         HistoryRenderer renderer = new HistoryRenderer(wall.instant());
         Progress progress = new Progress(expected.due(), console);
@@ -274,7 +274,7 @@ public final class LocalRun {
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
         JsonNode reconcile = summary.path("reconcile");
         long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
-        String name = last.executionArn().substring(last.executionArn().lastIndexOf(':') + 1);
+        String name = ExecutionName.lastSegmentOf(last.executionArn());
         long lambda = pipeline.invocationCounts().values().stream().mapToLong(Integer::longValue).sum();
         long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
         long providerCalls = effects.stream().mapToLong(ProviderEffect::requests).sum();
