@@ -50,7 +50,7 @@ import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
 
 /**
- * The protected write (design §4): the only path by which this job changes business state.
+ * The protected write (docs/design.md §4): the only path by which this job changes business state.
  *
  * <p>Every change is one {@code TransactWriteItems} whose first item is a ConditionCheck of the lease's
  * owner <em>and</em> epoch, so the decisions, the business updates and the outbox commands commit
@@ -59,7 +59,7 @@ import static com.payments.reconciler.store.Attr.s;
  * can commit (invariant I1). A stale worker's transaction commits only if DynamoDB ordered it before
  * the takeover — that is the guarantee boundary.
  *
- * <p>Batches (design §4, §10): one transaction carries one lease check and up to
+ * <p>Batches (docs/design.md §4, §11): one transaction carries one lease check and up to
  * {@link #RELEASES_PER_TRANSACTION} releases (three items each) or {@link #MARKS_PER_TRANSACTION}
  * delivery marks — within DynamoDB's {@value #TRANSACTION_ITEM_LIMIT} actions — so the lease check and
  * the request are paid once per batch. A transaction is all or nothing, so a batch is decided in

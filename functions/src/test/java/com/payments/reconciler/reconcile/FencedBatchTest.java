@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Batched protected writes (design §4): one lease check and many releases or marks per transaction; a
+ * Batched protected writes (docs/design.md §4): one lease check and many releases or marks per transaction; a
  * cancelled batch is split by its cancellation reasons, every item ends with its own outcome, and a
  * takeover refuses the whole batch.
  */

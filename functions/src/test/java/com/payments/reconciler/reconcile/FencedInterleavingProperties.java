@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Random interleavings of workers over the real store: I1–I5 must hold after every run
- * (design §9), and the same harness without the lease check must be able to find a violation.
+ * (docs/design.md §9), and the same harness without the lease check must be able to find a violation.
  */
 class FencedInterleavingProperties {
 
