@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.testing.Fence;
 import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.LeaseToken;
@@ -216,7 +217,7 @@ class FencedBatchTest {
     }
 
     private Worker leader(String name, DynamoDbClient client) {
-        Worker worker = new Worker(name, client, engine.tables(), clock, LEASE, 1, FencedWriter.Fence.LEASE_CHECKED);
+        Worker worker = new Worker(name, client, engine.tables(), clock, LEASE, 1, Fence.LEASE_CHECKED);
         assertThat(worker.acquire()).isInstanceOf(AcquireResult.Acquired.class);
         return worker;
     }
