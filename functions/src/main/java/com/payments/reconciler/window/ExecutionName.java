@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Deterministic execution names (design §8): {@code reconcile-{windowId}} for the scheduled run,
+ * Deterministic execution names (docs/design.md §8): {@code reconcile-{windowId}} for the scheduled run,
  * {@code reconcile-{windowId}-rerun-{n}} for manual reruns. Only {@code [0-9A-Za-z-]}, at most 80
  * characters: valid for Step Functions, searchable in the console, safe in logs. Step Functions keeps
  * a name unique per state machine for 90 days, which is what suppresses duplicate starts.

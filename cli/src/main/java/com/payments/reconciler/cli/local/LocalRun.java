@@ -45,7 +45,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
 /**
- * {@code bin/reconciler local}: one nightly window end to end on the local engines (design §11). The
+ * {@code bin/reconciler local}: one nightly window end to end on the local engines (docs/design.md §12). The
  * Scheduler event goes to StartWindow through the Lambda Invoke API (twice, as Scheduler may deliver
  * it), the execution runs the shipped ASL in moto, and the report's invariants are checked from the
  * stored tables and the provider's effect log. Scenarios replay the failure modes the design is for.
