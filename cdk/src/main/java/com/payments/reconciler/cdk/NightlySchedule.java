@@ -1,5 +1,6 @@
 package com.payments.reconciler.cdk;
 
+import com.payments.reconciler.workflow.Timing;
 import java.time.LocalTime;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +33,8 @@ import software.constructs.Construct;
  */
 public final class NightlySchedule extends Construct {
 
-    /** Scheduler may invoke up to this long after the nominal time; the window id comes from the nominal time. */
-    public static final Duration FLEXIBLE_WINDOW = Duration.minutes(15);
+    /** Scheduler may invoke up to this long after the nominal time ({@link Timing#SCHEDULE_FLEXIBLE_WINDOW}, one budget). */
+    public static final Duration FLEXIBLE_WINDOW = Duration.minutes(Timing.SCHEDULE_FLEXIBLE_WINDOW.toMinutes());
     /**
      * A delivery StartWindow keeps failing (throttled, Step Functions unavailable) is retried this often and
      * for at most {@link #MAX_EVENT_AGE}: a night not started by then is an operator's call (the DLQ alarm

@@ -1,6 +1,7 @@
 package com.payments.reconciler.cdk;
 
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
 import java.util.Arrays;
@@ -48,13 +49,13 @@ public final class ReconcilerWorkflow extends Construct {
                 .encryptionKey(keys.telemetry())
                 .removalPolicy(RemovalPolicy.RETAIN)
                 .build();
-        String asl = AslDefinition.text();
+        WorkflowDefinition asl = WorkflowDefinition.shipped();
         this.stateMachine = StateMachine.Builder.create(this, "StateMachine")
                 .stateMachineName(name)
                 .stateMachineType(StateMachineType.STANDARD)
                 .comment("Hold-release reconciler: one window per execution, named reconcile-{windowId}")
-                .definitionBody(DefinitionBody.fromString(asl))
-                .definitionSubstitutions(AslDefinition.substitutions(asl, f -> functions.alias(f).getFunctionArn()))
+                .definitionBody(DefinitionBody.fromString(asl.text()))
+                .definitionSubstitutions(asl.substitutions(f -> functions.alias(f).getFunctionArn()))
                 .logs(LogOptions.builder().destination(logGroup).level(LOG_LEVEL).includeExecutionData(false).build())
                 .tracingEnabled(true)
                 .build();

@@ -90,8 +90,8 @@ public final class TemplateArtifact {
     }
 
     /**
-     * Everything the template is made from: cdk.json, this module's classes and resources (the ASL), the Lambda
-     * jar; one "sha256 path" line each, so a rebuild can say what changed.
+     * Everything the template is made from: cdk.json, this module's classes and resources, the Lambda jar (which
+     * carries the ASL, packaged by the functions module only); one "sha256 path" line each, so a rebuild can say what changed.
      */
     private static String digest(Path cdkJson, Path classes, Path lambdaJar) throws IOException {
         List<Path> files = new ArrayList<>();

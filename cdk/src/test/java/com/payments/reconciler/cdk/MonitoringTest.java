@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Metrics;
 import com.payments.reconciler.workflow.Timing;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -164,7 +165,7 @@ class MonitoringTest {
         assertThat(transform.path("MetricNamespace").asText()).isEqualTo(Metrics.NAMESPACE);
         assertThat(transform.path("MetricName").asText()).isEqualTo(Metrics.SUPERSEDED_RUNS);
         assertThat(transform.path("MetricValue").asText()).isEqualTo("1");
-        JsonNode asl = TemplateJson.parse(AslDefinition.text());
+        JsonNode asl = WorkflowDefinition.shipped().tree();
         assertThat(asl.path("States").path(Monitoring.SUPERSEDED_STATE).path("Type").asText()).isEqualTo("Fail");
     }
 

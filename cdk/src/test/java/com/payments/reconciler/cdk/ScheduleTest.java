@@ -7,6 +7,7 @@ import com.payments.reconciler.window.ScheduledEvent;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.Timing;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.List;
@@ -26,7 +27,8 @@ class ScheduleTest {
         assertThat(props.path("ScheduleExpressionTimezone").asText()).isEqualTo("Europe/London");
         assertThat(props.path("State").asText()).isEqualTo("ENABLED");
         assertThat(props.path("FlexibleTimeWindow").path("Mode").asText()).isEqualTo("FLEXIBLE");
-        assertThat(props.path("FlexibleTimeWindow").path("MaximumWindowInMinutes").asInt()).isEqualTo(15);
+        assertThat(props.path("FlexibleTimeWindow").path("MaximumWindowInMinutes").asInt()).isEqualTo(15)
+                .as("the window TimingBudgetTest budgets with").isEqualTo(Timing.SCHEDULE_FLEXIBLE_WINDOW.toMinutes());
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,8 +42,8 @@ class WorkflowTest {
         Map<String, String> substitutions = new TreeMap<>();
         props.path("DefinitionSubstitutions").properties().forEach(e -> substitutions.put(e.getKey(), "ALIAS:" + e.getValue().path("Ref").asText()));
 
-        String deployed = substitute(props.path("DefinitionString").asText(), substitutions);
-        String expected = substitute(file, substitutions);
+        String deployed = WorkflowDefinition.substitute(props.path("DefinitionString").asText(), substitutions);
+        String expected = WorkflowDefinition.substitute(file, substitutions);
         assertThat(deployed).isEqualTo(expected);
         assertThat(deployed).doesNotContain("${");
         assertThat(TemplateJson.parse(deployed).path("States").size()).isEqualTo(TemplateJson.parse(file).path("States").size());
@@ -61,7 +62,7 @@ class WorkflowTest {
         }
         List<String> present = subs.properties().stream().map(Map.Entry::getKey).toList();
         assertThat(present).containsExactlyInAnyOrderElementsOf(names);
-        assertThat(AslDefinition.substitutionsUsed(AslDefinition.text())).isEqualTo(names);
+        assertThat(WorkflowDefinition.shipped().substitutionsUsed()).isEqualTo(names);
     }
 
     /** Level ALL, no execution data: state names and transitions are logged, inputs and outputs (ids, amounts) are not. */
@@ -108,14 +109,6 @@ class WorkflowTest {
         assertThat(outputs.path(ReconcilerStack.OUTPUT_STATE_MACHINE_ARN).path("Value")).isEqualTo(arn);
         String link = outputs.path(ReconcilerStack.OUTPUT_CONSOLE_URL).path("Value").toString();
         assertThat(link).contains(".console.aws.amazon.com/states/home?region=").contains("#/statemachines/view/").contains(arn.toString());
-    }
-
-    private static String substitute(String text, Map<String, String> substitutions) {
-        String result = text;
-        for (Map.Entry<String, String> e : substitutions.entrySet()) {
-            result = result.replace("${" + e.getKey() + "}", e.getValue());
-        }
-        return result;
     }
 
     private JsonNode stateMachine() {

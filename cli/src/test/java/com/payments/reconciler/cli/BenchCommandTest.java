@@ -3,9 +3,9 @@ package com.payments.reconciler.cli;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.workflow.Timing;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.payments.reconciler.cli.local.StateMachineDeployer;
 import com.payments.reconciler.cli.bench.NaiveDesign;
 import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -88,7 +88,7 @@ class BenchCommandTest {
         assertThat(largest.path("dynamodbRequests").asLong()).isEqualTo(total);
         assertThat(holds.path("largestItemBytes").asLong()).as("the 1 KB per write unit assumption").isLessThan(1024);
 
-        NaiveDesign naive = NaiveDesign.fromAsl(StateMachineDeployer.asl());
+        NaiveDesign naive = NaiveDesign.of(WorkflowDefinition.shipped());
         assertThat(naive.perAuthorisationStates()).containsExactly("ReconcilePage", "DeliverBatch", "ShardDelivered");
         assertThat(naive.perWindowStates()).containsExactly("MintOwnerId", "AcquireLease", "DeliverReleases", "ReleaseLease", "Done");
         JsonNode workflow = report.path("workflow");

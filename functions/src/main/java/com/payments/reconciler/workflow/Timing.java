@@ -26,6 +26,8 @@ public final class Timing {
     public static final Duration EXECUTION_TIMEOUT = Duration.ofHours(10);
     /** How often the schedule starts a window. */
     public static final Duration SCHEDULE_PERIOD = Duration.ofDays(1);
+    /** Scheduler may invoke up to this long after the nominal time (its flexible time window); the window id comes from the nominal time. */
+    public static final Duration SCHEDULE_FLEXIBLE_WINDOW = Duration.ofMinutes(15);
 
     /** Lambda timeouts, as deployed. */
     public static final Duration START_WINDOW_TIMEOUT = Duration.ofSeconds(30);
@@ -60,7 +62,7 @@ public final class Timing {
      * delivered automatically; an older one is ESCALATED to a person instead (issue 15.3). It covers every
      * automatic redelivery path: the next nights (a schedule period, the flexible window and a whole
      * execution), reruns, and a redrive at the end of its horizon (an execution before it and one after).
-     * {@code TimingBudgetTest} checks it against the ASL and the synthesised schedule.
+     * {@code TimingBudgetTest} checks it against the ASL and the schedule's period and flexible window.
      */
     public static final Duration AUTOMATIC_DELIVERY_HORIZON = Duration.ofDays(16);
 

@@ -1,5 +1,6 @@
 package com.payments.reconciler.store;
 
+import com.payments.reconciler.local.LocalClients;
 import com.payments.reconciler.testing.LocalAwsClients;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -35,11 +36,13 @@ class DeployedClientsArchitectureTest {
     @BeforeAll
     static void importClasses() {
         production = importFrom(SdkDefaultClients.class);
-        harness = importFrom(LocalAwsClients.class);
+        // The in-process clients and the local-engines factory they are built with, which pins all three.
+        harness = importFrom(LocalAwsClients.class, LocalClients.class);
     }
 
-    private static JavaClasses importFrom(Class<?> anchor) {
-        return new ClassFileImporter().importLocations(Set.of(Location.of(anchor.getProtectionDomain().getCodeSource().getLocation())));
+    private static JavaClasses importFrom(Class<?>... anchors) {
+        return new ClassFileImporter().importLocations(java.util.Arrays.stream(anchors)
+                .map(anchor -> Location.of(anchor.getProtectionDomain().getCodeSource().getLocation())).collect(java.util.stream.Collectors.toSet()));
     }
 
     static List<String> violations(JavaClasses classes) {

@@ -1,5 +1,6 @@
 package com.payments.reconciler.store;
 
+import com.payments.reconciler.local.LocalClients;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.testing.LocalDynamo;
@@ -9,10 +10,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -345,9 +342,7 @@ class GsiIndexPatchTest {
 
     private static DynamoDbClient client(MotoServer engine) {
         // No retries: a retried write would be applied, and compared, twice.
-        return DynamoDbClient.builder().region(Region.EU_WEST_1).endpointOverride(engine.endpoint())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClient(UrlConnectionHttpClient.create())
+        return LocalClients.dynamo(engine.endpoint())
                 .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
                 .build();
     }

@@ -1,5 +1,6 @@
 package com.payments.reconciler.store;
 
+import com.payments.reconciler.local.LocalClients;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
@@ -115,13 +116,8 @@ public final class TransactionCostBenchmark {
      * short of minutes, so each figure is one request's latency.
      */
     private static DynamoDbClient patientClient(MotoServer moto) {
-        return DynamoDbClient.builder()
-                .region(software.amazon.awssdk.regions.Region.EU_WEST_1)
-                .endpointOverride(moto.endpoint())
-                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder()
-                        .socketTimeout(Duration.ofMinutes(5)).build())
+        // The HTTP client's default 2 s connect timeout; answers may take minutes.
+        return LocalClients.dynamo(moto.endpoint(), LocalClients.http(Duration.ofSeconds(2), Duration.ofMinutes(5)))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMinutes(10))
                         .retryStrategy(software.amazon.awssdk.retries.DefaultRetryStrategy.doNotRetry()))
                 .build();

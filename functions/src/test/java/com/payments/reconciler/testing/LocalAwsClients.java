@@ -1,16 +1,14 @@
 package com.payments.reconciler.testing;
 
+import com.payments.reconciler.local.LocalClients;
 import com.payments.reconciler.store.AwsClients;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
@@ -27,7 +25,7 @@ import software.amazon.awssdk.services.sfn.SfnClient;
  */
 public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> interceptors) implements AwsClients {
 
-    public static final Region REGION = Region.EU_WEST_1;
+    public static final Region REGION = LocalClients.REGION;
     private static final Duration API_CALL_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(90);
 
@@ -41,24 +39,17 @@ public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> intercept
 
     @Override
     public DynamoDbClient dynamo(List<ExecutionInterceptor> extraInterceptors) {
-        return DynamoDbClient.builder().region(REGION).endpointOverride(endpoint).httpClient(http())
-                .credentialsProvider(credentials()).overrideConfiguration(override(extraInterceptors)).build();
+        return LocalClients.dynamo(endpoint, http()).overrideConfiguration(override(extraInterceptors)).build();
     }
 
     @Override
     public SfnClient sfn() {
-        return SfnClient.builder().region(REGION).endpointOverride(endpoint).httpClient(http())
-                .credentialsProvider(credentials()).overrideConfiguration(override(List.of())).build();
+        return LocalClients.local(SfnClient.builder(), endpoint).httpClient(http()).overrideConfiguration(override(List.of())).build();
     }
 
     @Override
     public SecretsManagerClient secrets() {
-        return SecretsManagerClient.builder().region(REGION).endpointOverride(endpoint).httpClient(http())
-                .credentialsProvider(credentials()).overrideConfiguration(override(List.of())).build();
-    }
-
-    private StaticCredentialsProvider credentials() {
-        return StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
+        return LocalClients.local(SecretsManagerClient.builder(), endpoint).httpClient(http()).overrideConfiguration(override(List.of())).build();
     }
 
     private ClientOverrideConfiguration override(List<ExecutionInterceptor> extra) {
@@ -69,6 +60,6 @@ public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> intercept
     }
 
     private static SdkHttpClient http() {
-        return UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(2)).socketTimeout(ATTEMPT_TIMEOUT).build();
+        return LocalClients.http(Duration.ofSeconds(2), ATTEMPT_TIMEOUT);
     }
 }

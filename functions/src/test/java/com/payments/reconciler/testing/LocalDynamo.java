@@ -1,5 +1,6 @@
 package com.payments.reconciler.testing;
 
+import com.payments.reconciler.local.LocalClients;
 import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.local.faults.ImmediateRetries;
@@ -13,11 +14,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.nio.file.Path;
@@ -46,11 +43,7 @@ public final class LocalDynamo implements BeforeEachCallback, AfterEachCallback,
          * pauses: for tests that inject many throttles and lost responses and must not wait for them.
          */
         public DynamoDbClient clientWithoutBackoff(ExecutionInterceptor... interceptors) {
-            DynamoDbClient client = DynamoDbClient.builder()
-                    .region(Region.EU_WEST_1)
-                    .endpointOverride(moto.endpoint())
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                    .httpClient(UrlConnectionHttpClient.create())
+            DynamoDbClient client = LocalClients.dynamo(moto.endpoint())
                     .overrideConfiguration(o -> o.retryStrategy(ImmediateRetries.standard()).executionInterceptors(List.of(interceptors)))
                     .build();
             opened.add(client);

@@ -1,14 +1,11 @@
 package com.payments.reconciler.cli.bench;
 
+import com.payments.reconciler.local.LocalClients;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -26,11 +23,7 @@ final class BenchClients {
     }
 
     static DynamoDbClient dynamo(URI endpoint, List<ExecutionInterceptor> interceptors) {
-        return DynamoDbClient.builder()
-                .region(Region.EU_WEST_1)
-                .endpointOverride(endpoint)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(10)).socketTimeout(ATTEMPT_TIMEOUT).build())
+        return LocalClients.dynamo(endpoint, LocalClients.http(Duration.ofSeconds(10), ATTEMPT_TIMEOUT))
                 .overrideConfiguration(ClientOverrideConfiguration.builder().apiCallTimeout(CALL_TIMEOUT)
                         .apiCallAttemptTimeout(ATTEMPT_TIMEOUT).executionInterceptors(List.copyOf(interceptors)).build())
                 .build();

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
-import com.payments.reconciler.cli.local.StateMachineDeployer;
 import com.payments.reconciler.cli.local.SyntheticData;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.window.ExecutionInput;
@@ -14,6 +13,7 @@ import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.ProviderQuota;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -96,7 +96,7 @@ public final class Benchmark {
             runs.add(window(pipeline, ledger, config, size));
         }
 
-        return BenchReport.of(fence, runs, NaiveDesign.fromAsl(StateMachineDeployer.asl()), contention, settings.contention(),
+        return BenchReport.of(fence, runs, NaiveDesign.of(WorkflowDefinition.shipped()), contention, settings.contention(),
                 Prices.US_EAST_1);
     }
 

@@ -1,9 +1,7 @@
 package com.payments.reconciler.cli.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.payments.reconciler.workflow.Json;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,13 +19,8 @@ import java.util.List;
 public record NaiveDesign(List<String> perAuthorisationStates, int perAuthorisationInvocations,
                           List<String> perWindowStates, int perWindowInvocations) {
 
-    public static NaiveDesign fromAsl(String asl) {
-        JsonNode root;
-        try {
-            root = Json.mapper().readTree(asl);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the state machine definition is not JSON", e);
-        }
+    public static NaiveDesign of(WorkflowDefinition definition) {
+        JsonNode root = definition.tree();
         Path main = Path.walk(root);
         List<String> perItem = new ArrayList<>(main.loopBody());
         int perItemTasks = main.tasksIn(main.loopBody());

@@ -8,6 +8,7 @@ import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.cli.local.InvocationHook;
 import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
+import com.payments.reconciler.cli.local.PipelineEvidence;
 import com.payments.reconciler.cli.local.ShiftableClock;
 import com.payments.reconciler.cli.local.SyntheticData;
 import com.payments.reconciler.cli.local.WritePause;
@@ -631,9 +632,7 @@ public final class ChaosCampaign {
     }
 
     private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete) {
-        StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), pipeline.providerReleases(),
-                complete ? new InvariantAudit.Completion(input.cutoff(), true) : null);
+        return PipelineEvidence.of(pipeline).audit(complete ? new InvariantAudit.Completion(input.cutoff(), true) : null);
     }
 
     private static String name(ExecutionFollower.Followed f) {

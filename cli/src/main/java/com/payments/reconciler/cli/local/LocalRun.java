@@ -2,7 +2,6 @@ package com.payments.reconciler.cli.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.audit.StoreSnapshot;
@@ -134,12 +133,12 @@ public final class LocalRun {
             };
 
             ExecutionFollower.Followed last = followed.getLast();
-            StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-            List<AppliedWrite> writes = pipeline.appliedWrites();
-            List<ProviderEffect> effects = pipeline.providerEffects();
+            PipelineEvidence evidence = PipelineEvidence.of(pipeline);
+            StoreSnapshot snapshot = evidence.snapshot();
+            List<ProviderEffect> effects = evidence.effects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
                     : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last));
-            InvariantAudit.Report audit = new InvariantAudit(pipeline.tables()).audit(snapshot, writes, pipeline.providerReleases(), completion);
+            InvariantAudit.Report audit = evidence.audit(completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
             options.dumpState().ifPresent(dir -> {
                 StateDump.write(dir, snapshot, effects);

@@ -5,22 +5,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.StateMachineType;
 
 /**
- * Creates the state machine from the same ASL file the CDK stack deploys, through the real
+ * Creates the state machine from the same ASL file the CDK stack deploys ({@link WorkflowDefinition}), through the real
  * {@link SfnClient}, with the {@code ${...}FunctionArn} substitutions pointing at the local Invoke
  * endpoint's functions — exactly what CDK's {@code definitionSubstitutions} does with the aliases.
  */
 public final class StateMachineDeployer {
 
-    /** Where the build puts {@code statemachine/reconciler.asl.json} on the classpath. */
-    public static final String ASL_RESOURCE = "/statemachine/reconciler.asl.json";
     public static final String STATE_MACHINE_NAME = "hold-release-reconciler";
     static final String LOCAL_ACCOUNT = "123456789012";
     static final String LOCAL_REGION = "eu-west-1";
@@ -36,18 +33,6 @@ public final class StateMachineDeployer {
         return "arn:aws:lambda:" + LOCAL_REGION + ":" + LOCAL_ACCOUNT + ":function:" + function.logicalName();
     }
 
-    /** The ASL file as shipped, substitutions still in place. */
-    public static String asl() {
-        try (InputStream in = StateMachineDeployer.class.getResourceAsStream(ASL_RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException("the ASL " + ASL_RESOURCE + " is not on the classpath; build the cli module");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /**
      * The definition with every function ARN substituted.
      *
@@ -55,21 +40,12 @@ public final class StateMachineDeployer {
      *                    the retriers' error lists and attempt counts stay as written
      */
     public static String definition(boolean fastRetries) {
-        String definition = asl();
-        for (LambdaFunction function : LambdaFunction.values()) {
-            if (function.invokedByWorkflow()) {
-                definition = definition.replace("${" + function.aslSubstitution() + "}", localFunctionArn(function));
-            }
-        }
-        if (definition.contains("${")) {
-            throw new IllegalStateException("the ASL has a substitution no local function fills: "
-                    + definition.substring(definition.indexOf("${"), definition.indexOf('}', definition.indexOf("${")) + 1));
-        }
+        String definition = WorkflowDefinition.shipped().substituted(StateMachineDeployer::localFunctionArn);
         if (!fastRetries) {
             return definition;
         }
         try {
-            JsonNode root = JSON.readTree(definition);
+            JsonNode root = WorkflowDefinition.parse(definition);
             shortenRetries(root);
             return JSON.writeValueAsString(root);
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package com.payments.reconciler.cli.aws;
 
+import com.payments.reconciler.local.LocalClients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,8 +27,6 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -141,8 +140,8 @@ class AwsCallRecorderTest {
     }
 
     private static DynamoDbClient client(URI endpoint, String accessKeyId, ExecutionInterceptor interceptor) {
-        return DynamoDbClient.builder().region(Region.EU_WEST_1).endpointOverride(endpoint)
-                .httpClient(UrlConnectionHttpClient.create())
+        // Each caller signs as its own key, which the recorder's policy decides on.
+        return LocalClients.dynamo(endpoint)
                 .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor).retryStrategy(r -> r.maxAttempts(1)))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, "secret"))).build();
     }

@@ -90,12 +90,11 @@ class DeliveryEndStatesEndToEndTest {
         assertThat(audit.violations()).isEmpty();
 
         // The same check fails on a provider that released one of them after its settlement (a known-bad effect log).
-        List<ProviderRelease> doctored = new ArrayList<>(fixture.pipeline.providerReleases());
+        PipelineEvidence evidence = PipelineEvidence.of(fixture.pipeline);
+        List<ProviderRelease> doctored = new ArrayList<>(evidence.releases());
         String victim = settledLate.getFirst();
         doctored.add(new ProviderRelease(victim, Candidate.operationIdFor(victim), fixture.clock.millis() + 1));
-        InvariantAudit.Report bad = new InvariantAudit(fixture.pipeline.tables()).audit(
-                com.payments.reconciler.audit.StoreSnapshot.scan(fixture.pipeline.dynamo(), fixture.pipeline.tables()),
-                fixture.pipeline.appliedWrites(), doctored, null);
+        InvariantAudit.Report bad = evidence.withReleases(doctored).audit(null);
         assertThat(bad.violations()).anySatisfy(v -> {
             assertThat(v.invariant()).isEqualTo("I3");
             assertThat(v.detail()).contains(victim, "after its settlement");

@@ -3,7 +3,6 @@ package com.payments.reconciler.cli.local;
 import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
-import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
@@ -46,9 +45,7 @@ final class PipelineFixture implements AutoCloseable {
     }
 
     InvariantAudit.Report audit(boolean complete) {
-        StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
-        return new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(), pipeline.providerReleases(),
-                complete ? new InvariantAudit.Completion(input().cutoff(), true) : null);
+        return PipelineEvidence.of(pipeline).audit(complete ? new InvariantAudit.Completion(input().cutoff(), true) : null);
     }
 
     List<ProviderEffect> effects() {

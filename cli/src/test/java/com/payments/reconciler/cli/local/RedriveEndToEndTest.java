@@ -13,6 +13,7 @@ import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.Timing;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -218,7 +219,7 @@ class RedriveEndToEndTest {
 
     /** The Next of the first Catch of {@code state} in the shipped ASL that matches {@code error}. */
     private static String catchTarget(String state, String error) {
-        JsonNode definition = read(StateMachineDeployer.asl().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        JsonNode definition = WorkflowDefinition.shipped().tree();
         for (JsonNode catcher : definition.path("States").path(state).path("Catch")) {
             Set<String> names = new java.util.HashSet<>();
             catcher.path("ErrorEquals").forEach(n -> names.add(n.asText()));

@@ -22,6 +22,7 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
 import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException;
 
+import com.payments.reconciler.local.SeededHash;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -428,7 +429,7 @@ public final class DynamoFaults implements ExecutionInterceptor {
         SplittableRandom random;
         int attempt;
         synchronized (streams) {
-            Stream stream = streams.computeIfAbsent(call.stream, name -> new Stream(new SplittableRandom(mix(seed ^ stableHash(name)))));
+            Stream stream = streams.computeIfAbsent(call.stream, name -> new Stream(new SplittableRandom(SeededHash.of(seed, name))));
             // Every attempt takes the same share of its stream, whatever it meets: a fault (or an overlap) now does not shift later draws.
             random = stream.random.split();
             attempt = ++stream.attempts;
@@ -644,23 +645,6 @@ public final class DynamoFaults implements ExecutionInterceptor {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);
         }
-    }
-
-    /** FNV-1a over UTF-8: stable across JVMs. */
-    private static long stableHash(String text) {
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-            hash ^= b & 0xff;
-            hash *= 0x100000001b3L;
-        }
-        return hash;
-    }
-
-    /** SplitMix64's finaliser: neighbouring inputs give unrelated seeds. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
     }
 
     /** One API call through the layer; its attempts run one after another on the calling thread. */

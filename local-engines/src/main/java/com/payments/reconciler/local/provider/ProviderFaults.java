@@ -1,6 +1,6 @@
 package com.payments.reconciler.local.provider;
 
-import java.nio.charset.StandardCharsets;
+import com.payments.reconciler.local.SeededHash;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -45,7 +45,7 @@ public record ProviderFaults(double performThenDrop, double error5xx, double slo
      * A 503 excludes the others: nothing was performed, so there is nothing to delay or drop.
      */
     public Fault.Plan decide(String idempotencyKey, int attempt) {
-        SplittableRandom random = new SplittableRandom(mix(mix(seed ^ stableHash(idempotencyKey)) + attempt));
+        SplittableRandom random = new SplittableRandom(SeededHash.mix(SeededHash.of(seed, idempotencyKey) + attempt));
         boolean unavailable = random.nextDouble() < error5xx;
         boolean delayed = random.nextDouble() < slow;
         boolean dropped = random.nextDouble() < performThenDrop;
@@ -58,22 +58,5 @@ public record ProviderFaults(double performThenDrop, double error5xx, double slo
         if (!(value >= 0 && value <= 1)) {
             throw new IllegalArgumentException(field + " must be a probability from 0 to 1, was " + value);
         }
-    }
-
-    /** FNV-1a over UTF-8: stable across JVMs, unlike {@code String.hashCode} it is specified here. */
-    private static long stableHash(String text) {
-        long hash = 0xcbf29ce484222325L;
-        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-            hash ^= b & 0xff;
-            hash *= 0x100000001b3L;
-        }
-        return hash;
-    }
-
-    /** SplitMix64's finaliser: neighbouring inputs give unrelated seeds. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
     }
 }

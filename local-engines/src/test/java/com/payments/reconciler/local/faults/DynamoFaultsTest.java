@@ -1,5 +1,6 @@
 package com.payments.reconciler.local.faults;
 
+import com.payments.reconciler.local.LocalClients;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
 import org.junit.jupiter.api.AfterAll;
@@ -7,14 +8,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
@@ -459,11 +456,7 @@ class DynamoFaultsTest {
     }
 
     private DynamoDbClient client(ExecutionInterceptor... interceptors) {
-        DynamoDbClient client = DynamoDbClient.builder()
-                .region(Region.EU_WEST_1)
-                .endpointOverride(moto.endpoint())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClient(UrlConnectionHttpClient.create())
+        DynamoDbClient client = LocalClients.dynamo(moto.endpoint())
                 .overrideConfiguration(o -> o.retryStrategy(ImmediateRetries.standard()).executionInterceptors(List.of(interceptors)))
                 .build();
         opened.add(client);

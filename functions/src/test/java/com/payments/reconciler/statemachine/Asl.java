@@ -1,11 +1,8 @@
 package com.payments.reconciler.statemachine;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.payments.reconciler.cli.local.StateMachineDeployer;
-import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import com.payments.reconciler.workflow.WorkflowDefinition;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -27,11 +24,7 @@ final class Asl {
     }
 
     static Asl shipped() {
-        try {
-            return new Asl(Json.mapper().readTree(StateMachineDeployer.asl()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new Asl(WorkflowDefinition.shipped().tree());
     }
 
     /** Every state by name, Map iterations included, with the Map state that encloses it (or null). */
@@ -67,12 +60,8 @@ final class Asl {
     /** The function a Task invokes, from its {@code ${...}} substitution. */
     static LambdaFunction functionOf(Located task) {
         String name = task.state().path("Parameters").path("FunctionName").asText();
-        for (LambdaFunction function : LambdaFunction.values()) {
-            if (function.invokedByWorkflow() && name.equals("${" + function.aslSubstitution() + "}")) {
-                return function;
-            }
-        }
-        throw new AssertionError("task " + task.name() + " invokes an unknown function " + name);
+        return WorkflowDefinition.functionSubstitutedBy(name)
+                .orElseThrow(() -> new AssertionError("task " + task.name() + " invokes an unknown function " + name));
     }
 
     static List<JsonNode> list(JsonNode array) {
