@@ -78,7 +78,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--provider-quota", paramLabel = "N", defaultValue = "40",
             description = "Capacity: the provider's requests per second, which the simulated provider enforces and the night is "
-                    + "configured with, 4 to 1000 (default: ${DEFAULT-VALUE}, under half of what these engines deliver unconstrained: docs/scale.md).")
+                    + "configured with, 4 to 1000 (default: ${DEFAULT-VALUE}, about half of what these engines delivered unconstrained, docs/scale.md).")
     double providerQuota;
 
     @Option(names = "--provider-concurrency", paramLabel = "M", defaultValue = "32",
