@@ -84,6 +84,15 @@ public record ChaosSchedule(long seed, int authorisations, double settledFractio
                 providerThrottleBurst, quotaLowered, lambdaThrottled, lambdaThrottles);
     }
 
+    /**
+     * The same schedule without issue 17's faults: for the mutant table, whose schedules were chosen for the fault a
+     * defect needs (a 429 before a perform-then-drop would mask the drop a new-key-per-retry defect needs).
+     */
+    public ChaosSchedule withoutCapacityFaults() {
+        return new ChaosSchedule(seed, authorisations, settledFraction, gcPause, pausedDecision, resume, settleWhileFrozen, racingRerun,
+                duplicateDeliveries, commitThenTimeout, settlementsDuringRun, providerFaults, dynamoFaults, 0, false, LambdaThrottled.NONE, 0);
+    }
+
     /** What the schedule does, in the words of the trace: enough, with the seed, to reproduce it. */
     public String describe() {
         List<String> parts = new ArrayList<>();
