@@ -3,9 +3,13 @@ package com.payments.reconciler.cli;
 import com.payments.reconciler.cli.bench.BenchReport;
 import com.payments.reconciler.cli.bench.BenchTable;
 import com.payments.reconciler.cli.bench.Benchmark;
+import com.payments.reconciler.cli.bench.Capacity;
 import com.payments.reconciler.cli.bench.FenceOverhead;
 import com.payments.reconciler.cli.bench.LeaseContention;
 import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.ProviderQuota;
+import com.payments.reconciler.workflow.Timing;
+import java.time.Duration;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -23,12 +27,16 @@ import picocli.CommandLine.Spec;
         description = "Measure, in one run on the local engines: the fence's overhead, DynamoDB requests per released hold, "
                 + "state transitions and Lambda invocations per 1,000 candidates (vs one Map iteration per authorisation), "
                 + "wall time at 10,000 and 100,000 candidates (1,000,000 with --large), the page handler's heap, and the "
-                + "lease item's contention with K fence replicas. Prints one table (or --json).")
+                + "lease item's contention with K fence replicas, and capacity (issue 17): a night at the provider's quota "
+                + "(utilisation, 429 share, requests over the concurrency limit) and the recovery of a backlog "
+                + BenchCommand.BACKLOG_FACTOR + "× its budget. Prints one table (or --json).")
 final class BenchCommand implements Callable<Integer> {
 
     static final int MIN_SIZE = 100;
     static final int MAX_SIZE = 1_000_000;
     static final int LARGE = 1_000_000;
+    /** Issue 17: the backlog recovery's window holds this many times what fits in its budget. */
+    static final int BACKLOG_FACTOR = 3;
 
     @Spec
     CommandSpec spec;
@@ -68,6 +76,24 @@ final class BenchCommand implements Callable<Integer> {
             description = "Conflict model: fraction of a writer's time its transaction holds the fence item, 0 to 0.9 (default: ${DEFAULT-VALUE}).")
     double holdFraction;
 
+    @Option(names = "--provider-quota", paramLabel = "N", defaultValue = "40",
+            description = "Capacity: the provider's requests per second, which the simulated provider enforces and the night is "
+                    + "configured with, 4 to 1000 (default: ${DEFAULT-VALUE}, about half of what these engines delivered unconstrained, docs/scale.md).")
+    double providerQuota;
+
+    @Option(names = "--provider-concurrency", paramLabel = "M", defaultValue = "32",
+            description = "Capacity: the provider's concurrent requests, 4 to 1000 (default: ${DEFAULT-VALUE}).")
+    int providerConcurrency;
+
+    @Option(names = "--capacity-seconds", paramLabel = "S", defaultValue = "60",
+            description = "Capacity: how long the measured night delivers at the quota (its size follows), 2 to 3600 (default: ${DEFAULT-VALUE}).")
+    int capacitySeconds;
+
+    @Option(names = "--backlog-budget", paramLabel = "S", defaultValue = "20",
+            description = "Capacity: each backlog run's delivery budget in seconds (the deployed one is hours), 2 to 600; "
+                    + "the backlog is " + BACKLOG_FACTOR + "× what fits in it (default: ${DEFAULT-VALUE}).")
+    int backlogBudget;
+
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the data and the conflict model (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -93,7 +119,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         out.flush();
         // Targets missed are findings, not failures; a window whose execution did not complete is a failed run.
-        return report.scaling().runs().stream().allMatch(BenchReport.Run::complete) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+        return report.scaling().runs().stream().allMatch(BenchReport.Run::complete)
+                && "SUCCEEDED".equals(report.capacity().night().status()) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
     /** Every flag checked before anything starts: a bad value is exit 2 naming the flag and its accepted form. */
@@ -118,10 +145,20 @@ final class BenchCommand implements Callable<Integer> {
         }
         requireFraction("--settled-fraction", settledFraction, 0.9);
         requireFraction("--hold-fraction", holdFraction, 0.9);
+        if (!(providerQuota >= Timing.DELIVERY_MAP_CONCURRENCY && providerQuota <= 1000)) {
+            throw new IllegalArgumentException("--provider-quota must be a number of requests per second from "
+                    + Timing.DELIVERY_MAP_CONCURRENCY + " to 1000, was " + providerQuota);
+        }
+        requireRange("--provider-concurrency", providerConcurrency, Timing.DELIVERY_MAP_CONCURRENCY, 1000, "a whole number");
+        requireRange("--capacity-seconds", capacitySeconds, 2, 3600, "a whole number of seconds");
+        requireRange("--backlog-budget", backlogBudget, 2, 600, "a whole number of seconds");
+        Capacity.Settings capacity = new Capacity.Settings(new ProviderQuota(providerQuota, providerConcurrency),
+                Duration.ofSeconds(capacitySeconds), Duration.ofSeconds(backlogBudget), BACKLOG_FACTOR, settledFraction, seed,
+                workDir.resolve("capacity"));
         return new Benchmark.Settings(new ArrayList<>(windows), settledFraction,
                 new FenceOverhead.Settings(fenceRepetitions, fenceReleases, seed),
                 new LeaseContention.Settings(writers, List.copyOf(new TreeSet<>(replicas)), writerTransactions, holdFraction, seed),
-                seed, workDir);
+                capacity, seed, workDir);
     }
 
     private static void requireRange(String flag, Integer value, int min, int max, String form) {

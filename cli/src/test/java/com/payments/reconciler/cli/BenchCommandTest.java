@@ -31,6 +31,7 @@ class BenchCommandTest {
         StringWriter err = new StringWriter();
         int exit = ReconcilerCli.execute(new String[]{"bench", "--sizes", "500,100", "--fence-repetitions", "2", "--fence-releases", "20",
                 "--writers", "4", "--replicas", "4,1", "--writer-transactions", "10", "--json",
+                "--provider-quota", "20", "--capacity-seconds", "3", "--backlog-budget", "2",
                 "--work-dir", Path.of(System.getProperty("reconciler.target"), "bench-test").toString()},
                 new PrintWriter(out), new PrintWriter(err));
         assertThat(exit).as(err.toString()).isZero();
@@ -116,6 +117,36 @@ class BenchCommandTest {
         assertThat(oneWriterPerReplica.path("attemptsPerCommit").asDouble()).isEqualTo(1.0);
         assertThat(contention.get(0).path("conflictProbability").asDouble()).isCloseTo(1 - Math.pow(0.9, 3), within(1e-12));
 
+        // Issue 17: the night at the quota is reported as the provider saw it (its figures are times, printed, not asserted);
+        // the backlog of 3x a 2 s budget at 20 requests/s (4 shards x 10 each) is drained by reruns with I1-I5 after each.
+        JsonNode capacity = report.path("capacity");
+        assertThat(capacity.path("quota").asDouble()).isEqualTo(20.0);
+        assertThat(capacity.path("utilisation").asDouble()).isPositive();
+        assertThat(capacity.path("share429").isNumber()).isTrue();
+        assertThat(capacity.path("overConcurrency").asLong()).as("the split gives each call at most a quarter of the 32").isZero();
+        assertThat(capacity.path("night").path("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(capacity.path("night").path("peakConcurrent").asInt()).isBetween(1, 32);
+        assertThat(capacity.path("night").path("invariants")).allSatisfy(held -> assertThat(held.asBoolean()).isTrue());
+        JsonNode backlog = capacity.path("backlog");
+        assertThat(backlog.path("releasable").asLong()).as("3 x 20/s x 2 s").isEqualTo(120);
+        assertThat(backlog.path("fitsPerRun").asLong()).as("each shard plans 5/s x what is left of its 2 s").isBetween(1L, 40L);
+        assertThat(backlog.path("backlogRatio").asDouble()).isGreaterThanOrEqualTo(3.0);
+        JsonNode backlogRuns = backlog.path("runs");
+        assertThat(backlogRuns.size()).as("the backlog takes more than one run").isGreaterThanOrEqualTo(3);
+        JsonNode firstNight = backlogRuns.get(0);
+        assertThat(firstNight.path("status").asText()).as("never a timeout").isEqualTo("SUCCEEDED");
+        assertThat(firstNight.path("backlogLeft").asLong()).isPositive();
+        assertThat(firstNight.path("pendingInTables").asLong()).as("what it declared is what the table holds").isEqualTo(firstNight.path("backlogLeft").asLong());
+        long deliveredOverRuns = 0;
+        for (JsonNode run : backlogRuns) {
+            assertThat(run.path("status").asText()).isEqualTo("SUCCEEDED");
+            assertThat(run.path("invariants")).hasSize(5).allSatisfy(held -> assertThat(held.asBoolean()).isTrue());
+            deliveredOverRuns += run.path("delivered").asLong();
+        }
+        assertThat(backlogRuns.get(backlogRuns.size() - 1).path("pendingInTables").asLong()).isZero();
+        assertThat(deliveredOverRuns).as("each release delivered once over the runs").isEqualTo(backlog.path("releasable").asLong());
+        assertThat(backlog.path("recovered").asBoolean()).isTrue();
+
         JsonNode nights = report.path("costPerNight");
         assertThat(nights).hasSize(6);
         for (int i = 0; i < nights.size(); i += 2) {
@@ -137,6 +168,10 @@ class BenchCommandTest {
             "--writer-transactions|9|--writer-transactions",
             "--hold-fraction|1.5|--hold-fraction",
             "--settled-fraction|-0.1|--settled-fraction",
+            "--provider-quota|3|--provider-quota",
+            "--provider-concurrency|2|--provider-concurrency",
+            "--capacity-seconds|1|--capacity-seconds",
+            "--backlog-budget|601|--backlog-budget",
     })
     void aBadValueExitsTwoNamingTheFlag(String flag, String value, String named) {
         StringWriter out = new StringWriter();

@@ -8,10 +8,16 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * One delivery call's pace toward the provider (issue 17): a token bucket at its share of the quota (a burst
- * of one request, so no second is ever over the share), halved on every throttling answer and paused for its
- * {@code Retry-After}, recovered additively on answers (AIMD, as TCP and the AWS SDKs' adaptive mode do), never
- * above the share and never below a tenth of it. Time is read from the injected clock; nothing here sleeps.
+ * One delivery call's pace toward the provider (issue 17): a token bucket at its share of the quota holding
+ * {@link Timing#PACING_CATCH_UP} of it (at least one request), kept as the generic cell rate algorithm's one instant
+ * ({@code theoretical}: when the bucket would be empty again at the current rate). Turns stay on the rate's grid: a
+ * sender that comes late (the round's settlement read, marking answers, a page read) gets its missed turns at once,
+ * up to the catch-up, instead of shifting every later turn. In any window of length {@code L} its turns number at
+ * most {@code rate × (L + PACING_CATCH_UP)} (one more at the start of a call, whose bucket starts empty).
+ * A throttling answer halves the rate and pauses every sender until its {@code Retry-After}, with the bucket empty
+ * when the pause ends (no burst into a provider that has just refused); other answers climb back additively (AIMD,
+ * as TCP and the AWS SDKs' adaptive mode do), never above the share nor below a tenth of it. Time is read from the
+ * injected clock; nothing here sleeps.
  */
 final class SendingRate {
 
@@ -21,20 +27,31 @@ final class SendingRate {
     private final double ceiling;
     private final double floor;
     private final Clock clock;
+    private final Duration catchUp;
     private double rate;
-    private Instant nextSend;
+    /** The bucket is empty at this instant (GCRA's theoretical arrival time less its tolerance, plus the tolerance). */
+    private Instant theoretical;
     private Instant pausedUntil;
     private long throttledMillis;
     private long throttledSinceAnswerMillis;
 
     SendingRate(ProviderQuota.Share share, Clock clock, Instant pausedUntil, long throttledSinceAnswerMillis) {
+        this(share, clock, pausedUntil, throttledSinceAnswerMillis, Timing.PACING_CATCH_UP);
+    }
+
+    SendingRate(ProviderQuota.Share share, Clock clock, Instant pausedUntil, long throttledSinceAnswerMillis, Duration catchUp) {
+        if (catchUp.isNegative()) {
+            throw new IllegalArgumentException("the pacing catch-up must not be negative, was " + catchUp);
+        }
         this.ceiling = share.requestsPerSecond();
         this.floor = ceiling / 10;
         this.clock = clock;
+        this.catchUp = catchUp;
         this.rate = ceiling;
-        this.nextSend = clock.instant();
         this.pausedUntil = pausedUntil == null ? Instant.EPOCH : pausedUntil;
         this.throttledSinceAnswerMillis = throttledSinceAnswerMillis;
+        // Empty at the start: the previous call of the shard may have spent its bucket just before it returned.
+        this.theoretical = latest(clock.instant(), this.pausedUntil, Instant.EPOCH).plus(tolerance());
     }
 
     /**
@@ -43,9 +60,20 @@ final class SendingRate {
      */
     synchronized Duration claimTurn() {
         Instant now = clock.instant();
-        Instant turn = latest(now, nextSend, pausedUntil);
-        nextSend = turn.plusNanos((long) (1_000_000_000L / rate));
+        Instant turn = latest(now, theoretical.minus(tolerance()), pausedUntil);
+        theoretical = latest(theoretical, turn, Instant.EPOCH).plusNanos(intervalNanos());
         return Duration.between(now, turn);
+    }
+
+    /** One request's spacing at the current rate. */
+    private long intervalNanos() {
+        return (long) (1_000_000_000L / rate);
+    }
+
+    /** How far ahead of its grid the bucket lets a turn come: the catch-up less one request's spacing, never below 0. */
+    private Duration tolerance() {
+        long nanos = catchUp.toNanos() - intervalNanos();
+        return Duration.ofNanos(Math.max(0, nanos));
     }
 
     /** A throttling answer: slow down, and send nothing before its {@code Retry-After} (or the default pause). */
@@ -60,6 +88,8 @@ final class SendingRate {
             throttledSinceAnswerMillis += added;
             pausedUntil = until;
         }
+        // Empty when the pause ends: the first turn after it is its end, the next one interval later.
+        theoretical = latest(theoretical, pausedUntil.plus(tolerance()), Instant.EPOCH);
     }
 
     /** An answer that was not throttling: climb back toward the share. */

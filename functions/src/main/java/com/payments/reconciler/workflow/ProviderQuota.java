@@ -6,7 +6,8 @@ package com.payments.reconciler.workflow;
  * {@code min(shards, Timing.DELIVERY_MAP_CONCURRENCY)} DeliverCommands calls at once (the Map's
  * {@code MaxConcurrency}), and each gets that fraction of the rate and of the concurrency. A static split
  * needs no shared state between calls (no extra DynamoDB request per provider request) and cannot exceed
- * the quota however the calls interleave; its cost is that a shard that finishes early leaves its share unused.
+ * the quota however the calls interleave (beyond the {@link Timing#PACING_CATCH_UP} each call's bucket holds); its cost
+ * is that a shard that finishes early leaves its share unused.
  */
 public record ProviderQuota(double requestsPerSecond, int maxConcurrentRequests) {
 

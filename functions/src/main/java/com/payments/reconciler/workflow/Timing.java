@@ -120,6 +120,15 @@ public final class Timing {
      */
     public static final Duration THROTTLED_WITHOUT_PROGRESS_LIMIT = Duration.ofMinutes(15);
 
+    /**
+     * How much sending time a delivery call may make up (issue 17): its token bucket holds this long's worth of its
+     * share (at least one request), so time lost between rounds (the settlement read, marks, a page read) is caught
+     * up instead of lowering the night's rate. The night's calls together then send at most
+     * {@code quota × (window + PACING_CATCH_UP)} in any window: half of a provider bucket of one second's quota is
+     * left for requests that arrive closer together than they were sent. docs/decisions.md, "Pacing makes up lost time".
+     */
+    public static final Duration PACING_CATCH_UP = Duration.ofMillis(500);
+
     /** The pause after a throttling answer that names no {@code Retry-After}. */
     public static final Duration THROTTLE_DEFAULT_PAUSE = Duration.ofSeconds(1);
 

@@ -12,7 +12,7 @@ import java.util.Map;
  * would count and bill for the same run) or a ratio/time on the local engines.
  */
 public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPerReleasedHold, Workflow workflow,
-                          Scaling scaling, Contention leaseContention, List<NightCost> costPerNight) {
+                          Scaling scaling, Contention leaseContention, List<NightCost> costPerNight, CapacityFigures capacity) {
 
     static final String COUNT = "engine-independent count";
     static final String LOCAL = "local-engine ratio";
@@ -37,7 +37,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
     }
 
     public record Run(int candidates, String status, boolean complete, String error, long decided, long releaseRequested, long delivered,
-                      double wallSeconds, double candidatesPerSecond, long stateTransitions, long workflowInvocations,
+                      double deliveredPerSecond, double wallSeconds, double candidatesPerSecond, long stateTransitions, long workflowInvocations,
                       long dynamodbRequests, Map<String, Integer> invocations, Map<String, Double> handlerSeconds,
                       InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter) {
     }
@@ -56,6 +56,31 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
                             double writeRequestUnits, double readRequestUnits, Prices.Night dollars) {
     }
 
+    /**
+     * Issue 17: a night at the provider's quota and the recovery of a backlog larger than its budget.
+     *
+     * @param quotaOfEngine the quota over what the bench's largest unconstrained window delivered per second on these
+     *                      engines (the measurement the quota is chosen against; null without one)
+     * @param utilisation releases per second at the provider over the quota
+     * @param share429 429 answers over the provider's requests
+     * @param overConcurrency requests that arrived over the provider's concurrency limit
+     */
+    public record CapacityFigures(double quota, int maxConcurrentRequests, Double engineDeliveryPerSecond, Double quotaOfEngine,
+                                  double utilisation, double utilisationTarget, double share429, double share429Target,
+                                  long overConcurrency, boolean met, Capacity.Night night, Capacity.BacklogRecovery backlog, String kind) {
+
+        static CapacityFigures of(Capacity.Result r) {
+            boolean met = r.utilisation() >= UTILISATION_TARGET && r.share429() <= SHARE_429_TARGET && r.overConcurrency() == 0
+                    && "SUCCEEDED".equals(r.night().status()) && r.night().invariants().values().stream().allMatch(Boolean::booleanValue)
+                    && r.backlog().recovered();
+            return new CapacityFigures(r.quota(), r.maxConcurrentRequests(), r.engineDeliveryPerSecond(),
+                    r.engineDeliveryPerSecond() == null ? null : r.quota() / r.engineDeliveryPerSecond(), r.utilisation(),
+                    UTILISATION_TARGET, r.share429(), SHARE_429_TARGET, r.overConcurrency(), met, r.night(), r.backlog(), LOCAL);
+        }
+    }
+
+    public static final double UTILISATION_TARGET = 0.9;
+    public static final double SHARE_429_TARGET = 0.01;
     public static final double FENCE_TARGET = 0.85;
     public static final double PER_HOLD_TARGET = 3;
     public static final double TRANSITIONS_TARGET = 15;
@@ -65,7 +90,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
     public static final List<Integer> NIGHT_SIZES = List.of(10_000, 100_000, 1_000_000);
 
     static BenchReport of(FenceOverhead.Result fence, List<ScaleRun> runs, NaiveDesign naive, List<LeaseContention.Row> contention,
-                          LeaseContention.Settings contentionSettings, Prices prices) {
+                          LeaseContention.Settings contentionSettings, Prices prices, Capacity.Result capacity) {
         Fence f = new Fence(fence.fencedPerSecond(), fence.unfencedPerSecond(), fence.medianRatio(), fence.minRatio(), fence.maxRatio(),
                 fence.repetitions(), fence.releasesPerRepetition(), FENCE_TARGET, fence.medianRatio() >= FENCE_TARGET, LOCAL);
         // Counts come from the largest window that completed: an incomplete one decided only part of its candidates.
@@ -106,7 +131,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
 
         Contention lease = new Contention(contentionSettings.workers(), contentionSettings.holdFraction(),
                 contentionSettings.transactionsPerWorker(), contention, LOCAL);
-        return new BenchReport(ENGINE, f, holds, workflow, scaling, lease, nights(largest, naive, prices));
+        return new BenchReport(ENGINE, f, holds, workflow, scaling, lease, nights(largest, naive, prices), CapacityFigures.of(capacity));
     }
 
     private static Run row(ScaleRun run) {
@@ -117,7 +142,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
         run.handlerSeconds().entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> seconds.put(e.getKey().logicalName(), e.getValue()));
         return new Run(run.candidates(), run.status(), run.complete(), run.error(), run.decided(), run.releaseRequested(), run.delivered(),
-                run.wallSeconds(), run.candidates() / run.wallSeconds(), run.stateTransitions(), run.workflowInvocations(),
+                run.deliveredPerSecond(), run.wallSeconds(), run.candidates() / run.wallSeconds(), run.stateTransitions(), run.workflowInvocations(),
                 run.requests().total(), invocations, seconds, run.pageHeap(), run.loadAverageBefore(), run.loadAverageAfter());
     }
 
@@ -144,6 +169,6 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
 
     public boolean allTargetsMet() {
         return fenceOverhead.met() && requestsPerReleasedHold.met() && workflow.met()
-                && scaling.ratios().stream().allMatch(Ratio::met) && scaling.heapFits();
+                && scaling.ratios().stream().allMatch(Ratio::met) && scaling.heapFits() && capacity.met();
     }
 }

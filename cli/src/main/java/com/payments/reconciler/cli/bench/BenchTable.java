@@ -85,6 +85,28 @@ public final class BenchTable {
                     fmt(night.dollars().stepFunctions(), 4), fmt(night.dollars().lambda(), 4), fmt(night.dollars().dynamodb(), 4)),
                     "$" + fmt(night.dollars().total(), 4), "", null, BenchReport.COUNT + " × price");
         }
+        BenchReport.CapacityFigures cap = r.capacity();
+        Capacity.Night night = cap.night();
+        out.println(RULE);
+        out.printf(Locale.ROOT, "capacity (issue 17): provider quota %s requests/s, %d at once%s:%n", fmt(cap.quota(), 0),
+                cap.maxConcurrentRequests(), cap.engineDeliveryPerSecond() == null ? ""
+                        : String.format(Locale.ROOT, " (%s of the %s releases/s the largest window delivered unconstrained)",
+                        fmt(cap.quotaOfEngine(), 2), fmt(cap.engineDeliveryPerSecond(), 1)));
+        row(String.format(Locale.ROOT, "  %,d candidates: %s, %,d delivered in %s s at %s releases/s; utilisation", night.candidates(),
+                night.status(), night.delivered(), fmt(night.seconds(), 1), fmt(night.deliveredPerSecond(), 1)),
+                fmt(cap.utilisation(), 3), "≥ " + cap.utilisationTarget(), cap.utilisation() >= cap.utilisationTarget(), cap.kind());
+        row(String.format(Locale.ROOT, "  429 answers: %,d of %,d provider requests", night.answers429(), night.providerRequests()),
+                fmt(cap.share429(), 4), "≤ " + cap.share429Target(), cap.share429() <= cap.share429Target(), BenchReport.COUNT);
+        row(String.format(Locale.ROOT, "  requests over the concurrency limit (peak %d at once)", night.peakConcurrent()),
+                Long.toString(cap.overConcurrency()), "0", cap.overConcurrency() == 0, BenchReport.COUNT);
+        Capacity.BacklogRecovery backlog = cap.backlog();
+        row(String.format(Locale.ROOT, "  backlog %,d releases, %s× the %,d that fit in %s s: runs until drained, I1-I5 each",
+                backlog.releasable(), fmt(backlog.backlogRatio(), 1), backlog.fitsPerRun(), fmt(backlog.budgetSeconds(), 0)),
+                Integer.toString(backlog.runs().size()), "recovered", backlog.recovered(), BenchReport.COUNT);
+        for (Capacity.Run run : backlog.runs()) {
+            out.printf(Locale.ROOT, "    %s %s: %,d delivered, %,d left (declared), %,d PENDING; I1-I5 %s%n", run.execution(), run.status(),
+                    run.delivered(), run.backlogLeft(), run.pendingInTables(), run.invariants());
+        }
         out.println(RULE);
         out.println(r.allTargetsMet() ? "all targets met" : "NOT all targets met (see ✗ above)");
         out.flush();

@@ -5,6 +5,7 @@ import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.SyntheticData;
+import com.payments.reconciler.local.provider.PerformedRelease;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.StartResult;
@@ -42,7 +43,7 @@ public final class Benchmark {
      * @param settledFraction fraction of candidates with a settlement (decided, never released)
      */
     public record Settings(List<Integer> sizes, double settledFraction, FenceOverhead.Settings fence,
-                           LeaseContention.Settings contention, long seed, Path workDir) {
+                           LeaseContention.Settings contention, Capacity.Settings capacity, long seed, Path workDir) {
         public Settings {
             sizes = List.copyOf(sizes);
         }
@@ -67,16 +68,27 @@ public final class Benchmark {
         // The windows measure the job on the local engines, not a provider's quota: configured far above what moto sustains.
         LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), wall, false, List.of(ledger),
                 ProviderFaults.NONE, config.toEnvironment()).withEnv(UNCONSTRAINING_QUOTA.environment());
+        Measured measured;
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             console.accept("fence overhead: " + settings.fence().repetitions() + " interleaved repetitions of "
                     + settings.fence().releasesPerRepetition() + " releases per variant");
             try (DynamoDbClient bench = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
-                return run(pipeline, ledger, config, bench);
+                measured = run(pipeline, ledger, config, bench);
             }
         }
+        // The quota is measured against what these engines deliver unconstrained: the largest window that completed.
+        Double engineRate = measured.runs().stream().filter(ScaleRun::complete).reduce((a, b) -> b)
+                .map(ScaleRun::deliveredPerSecond).filter(rate -> rate > 0).orElse(null);
+        Capacity.Result capacity = new Capacity(settings.capacity(), console, wall).run(engineRate);
+        return BenchReport.of(measured.fence(), measured.runs(), NaiveDesign.of(WorkflowDefinition.shipped()), measured.contention(),
+                settings.contention(), Prices.US_EAST_1, capacity);
     }
 
-    private BenchReport run(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, DynamoDbClient bench)
+    /** What the bench measured on its unconstrained engines, before the capacity section's own. */
+    private record Measured(FenceOverhead.Result fence, List<ScaleRun> runs, List<LeaseContention.Row> contention) {
+    }
+
+    private Measured run(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, DynamoDbClient bench)
             throws InterruptedException {
         FenceOverhead.Result fence = new FenceOverhead(bench).measure(settings.fence());
         console.accept(String.format("  fenced %.1f/s, unfenced %.1f/s, median ratio %.3f", fence.fencedPerSecond(),
@@ -96,8 +108,7 @@ public final class Benchmark {
             runs.add(window(pipeline, ledger, config, size));
         }
 
-        return BenchReport.of(fence, runs, NaiveDesign.of(WorkflowDefinition.shipped()), contention, settings.contention(),
-                Prices.US_EAST_1);
+        return new Measured(fence, runs, contention);
     }
 
     private ScaleRun window(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, int size) {
@@ -134,10 +145,13 @@ public final class Benchmark {
         long workflowInvocations = invocations.entrySet().stream().filter(e -> e.getKey().invokedByWorkflow())
                 .mapToLong(Map.Entry::getValue).sum();
         long providerCalls = pipeline.provider().effects().stream().mapToLong(e -> e.requests()).sum();
+        List<Long> releasedAt = pipeline.provider().releases().stream().map(PerformedRelease::performedAt).sorted().toList();
+        double deliveredPerSecond = releasedAt.size() < 2 || releasedAt.getLast().equals(releasedAt.getFirst()) ? 0
+                : (releasedAt.size() - 1) * 1000.0 / (releasedAt.getLast() - releasedAt.getFirst());
         String error = followed.succeeded() ? "" : followed.error().orElse("") + ": " + followed.cause().orElse("")
                 + lastTaskFailure(followed);
         ScaleRun run = new ScaleRun(size, followed.status().toString(), complete, error, decided, released, settled, delivered, providerCalls,
-                seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), ledger.snapshot(),
+                deliveredPerSecond, seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), ledger.snapshot(),
                 probe.pageHeap(), loadBefore, loadAfter);
         console.accept(String.format("  %s in %.1f s: %,d decided, %,d released, %,d delivered; %d state transitions, %d workflow "
                         + "invocations, %,d DynamoDB requests%s", run.status(), seconds, decided, released, delivered,

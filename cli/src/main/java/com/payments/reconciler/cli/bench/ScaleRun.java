@@ -11,10 +11,11 @@ import java.util.Map;
  * @param error for an execution that did not succeed: its error and cause, as Step Functions reports them
  * @param workflowInvocations Lambda invocations by the workflow (StartWindow, invoked by the schedule, excluded)
  * @param handlerSeconds handler run time per function on the local engines
+ * @param deliveredPerSecond releases the provider performed after its first one, per second up to its last (0 with fewer than 2)
  * @param loadAverageBefore the machine's one-minute load average when the window started (the build machine is shared)
  */
 public record ScaleRun(int candidates, String status, boolean complete, String error, long decided, long releaseRequested,
-                       long skippedSettled, long delivered, long providerCalls, double wallSeconds,
+                       long skippedSettled, long delivered, long providerCalls, double deliveredPerSecond, double wallSeconds,
                        long stateTransitions, long workflowInvocations, Map<LambdaFunction, Integer> invocations,
                        Map<LambdaFunction, Double> handlerSeconds, RequestLedger.Snapshot requests,
                        InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter) {

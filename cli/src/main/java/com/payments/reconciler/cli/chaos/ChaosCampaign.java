@@ -1,8 +1,6 @@
 package com.payments.reconciler.cli.chaos;
 
-import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.InvariantAudit;
-import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.cli.local.InvocationHook;
@@ -15,6 +13,7 @@ import com.payments.reconciler.cli.local.WritePause;
 import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.faults.FaultSpec;
 import com.payments.reconciler.local.provider.Fault;
+import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.cli.report.StateDump;
 import com.payments.reconciler.store.Attr;
@@ -30,7 +29,9 @@ import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.ErrorNames;
+import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.Timing;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -163,7 +164,8 @@ public final class ChaosCampaign {
 
     /**
      * Runs the same schedules once per entry of {@code mutants} (null: the correct workers), one engine start for all:
-     * the mutant table, with its control on the same schedules. Dumps go to {@code <dump>/<mutant name>/schedule-…}
+     * the mutant table, with its control on the same schedules, without issue 17's faults (their schedules were chosen
+     * for the fault each defect needs). Dumps go to {@code <dump>/<mutant name>/schedule-…}
      * ({@link #CORRECT_WORKERS} for null).
      */
     public List<ChaosReport> runEach(List<Mutant> mutants, List<Long> scheduleSeeds) throws InterruptedException {
@@ -171,7 +173,7 @@ public final class ChaosCampaign {
         try (Engines engines = Engines.start(workDir)) {
             for (Mutant m : mutants) {
                 Path dump = dumpDir == null ? null : dumpDir.resolve(m == null ? CORRECT_WORKERS : m.cliName());
-                reports.add(campaignOn(engines, m, List.copyOf(scheduleSeeds), scheduleSeeds.getFirst(), false, dump));
+                reports.add(campaignOn(engines, m, List.copyOf(scheduleSeeds), scheduleSeeds.getFirst(), false, dump, false));
             }
         }
         return reports;
@@ -214,12 +216,13 @@ public final class ChaosCampaign {
 
     private ChaosReport campaign(List<Long> seeds, long seed, boolean replay) throws InterruptedException {
         try (Engines engines = Engines.start(workDir)) {
-            return campaignOn(engines, mutant, seeds, seed, replay, dumpDir);
+            return campaignOn(engines, mutant, seeds, seed, replay, dumpDir, true);
         }
     }
 
-    private ChaosReport campaignOn(Engines engines, Mutant mutant, List<Long> seeds, long seed, boolean replay, Path dumpDir)
-            throws InterruptedException {
+    /** @param capacityFaults whether issue 17's faults are drawn (off for the mutant table: {@link ChaosSchedule#withoutCapacityFaults}) */
+    private ChaosReport campaignOn(Engines engines, Mutant mutant, List<Long> seeds, long seed, boolean replay, Path dumpDir,
+                                   boolean capacityFaults) throws InterruptedException {
         long started = System.nanoTime();
         ShiftableClock clock = engines.clock();
         LocalPipeline pipeline = engines.pipeline();
@@ -240,7 +243,8 @@ public final class ChaosCampaign {
         pipeline.provider().idempotent(mutant == null || !mutant.needsProviderWithoutIdempotency());
         for (int i = 0; i < seeds.size(); i++) {
             long scheduleStarted = System.nanoTime();
-            ChaosSchedule schedule = ChaosSchedule.generate(seeds.get(i));
+            ChaosSchedule drawn = ChaosSchedule.generate(seeds.get(i));
+            ChaosSchedule schedule = capacityFaults ? drawn : drawn.withoutCapacityFaults();
             // Hooks run on the Lambda endpoint's threads: the trace is shared with them.
             List<String> trace = Collections.synchronizedList(new ArrayList<>());
             Outcome outcome;
@@ -328,13 +332,17 @@ public final class ChaosCampaign {
         WritePause pause = s.gcPause() ? new WritePause(scheduledName, s.pausedDecision()) : null;
         faultSlot.set(dynamoFaults);
         pauseSlot.set(pause);
+        // Issue 17: the provider enforces the night's quota (the stack's, as the handlers are configured) to lower it mid-night.
+        RequestQuota quota = s.quotaLowered()
+                ? new RequestQuota(ProviderQuota.DEFAULT.requestsPerSecond(), ProviderQuota.DEFAULT.maxConcurrentRequests()) : null;
+        pipeline.provider().enforce(quota);
         for (int k = 0; k < s.providerFaults(); k++) {
             String op = Candidate.operationIdFor(SyntheticData.authorisationId(random.nextInt(s.authorisations())));
             Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
             pipeline.provider().forceNext(op, fault);
             trace.add("provider will answer " + op + " with " + fault + " (if a request for it comes)");
         }
-        pipeline.hook(new ScheduleHook(pipeline, clock, s, random, pause, faults, trace));
+        pipeline.hook(new ScheduleHook(pipeline, clock, s, random, pause, quota, faults, trace));
         try {
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
             WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "chaos", line -> { }));
@@ -385,14 +393,24 @@ public final class ChaosCampaign {
             // The operator completes the window: faults over, reruns until nothing is left.
             faultSlot.clear();
             pauseSlot.clear();
+            pipeline.provider().throttleNext(0, Duration.ZERO);
+            pipeline.provider().enforce(null);
             pipeline.hook(InvocationHook.NONE);
             long reruns = 0;
             InvariantAudit.Report complete = audit(pipeline, input, true);
-            // I4 as a night's promise: a run that ended SUCCEEDED has left nothing eligible behind, before any rerun.
-            if (followed.stream().anyMatch(f -> f.succeeded())) {
-                complete.violations().stream().filter(v -> v.invariant().equals("I4")).findFirst().ifPresent(v -> found.add(
+            // I4 as a night's promise: a run that ended SUCCEEDED has left nothing eligible behind, before any rerun, beyond
+            // the backlog it reported (issue 17); and no night runs into its timeout instead of reporting its backlog.
+            Optional<ExecutionFollower.Followed> succeeded = followed.stream().filter(ExecutionFollower.Followed::succeeded).findFirst();
+            if (succeeded.isPresent()) {
+                long declared = declaredBacklog(succeeded.get());
+                InvariantAudit.Report promised = declared == 0 ? complete : audit(pipeline, input, true, declared);
+                promised.violations().stream().filter(v -> v.invariant().equals("I4")).findFirst().ifPresent(v -> found.add(
                         new InvariantAudit.Violation("I4", "a run ended SUCCEEDED and left the window incomplete: " + v.detail())));
+                if (declared > 0) {
+                    trace.add(name(succeeded.get()) + " reported " + declared + " commands left for the next run");
+                }
             }
+            found.addAll(timedOutNights(followed));
             while (!complete.invariants().get("I4") && reruns < MAX_OPERATOR_RERUNS) {
                 long waited = awaitInProgressWindows(pipeline);
                 if (waited > 0) {
@@ -416,6 +434,15 @@ public final class ChaosCampaign {
             // Counted at the end: a forced provider fault counts once a request met it, the operator's reruns included.
             SortedMap<String, List<Fault>> answered = pipeline.provider().faultsAnswered();
             answered.values().forEach(list -> list.forEach(fault -> faults.merge("provider-" + fault.name().toLowerCase().replace('_', '-'), 1L, Long::sum)));
+            // Issue 17's pressure counts where it took effect: 429s the burst sent, requests the lowered quota refused.
+            if (pipeline.provider().burstAnswered() > 0) {
+                faults.merge("provider-429-burst", pipeline.provider().burstAnswered(), Long::sum);
+            }
+            if (quota != null && quota.violations() > 0) {
+                faults.merge("provider-quota-lowered", quota.violations(), Long::sum);
+            }
+            trace.add("provider 429s: " + pipeline.provider().burstAnswered() + " from the burst, "
+                    + (quota == null ? 0 : quota.violations()) + " from the lowered quota");
             trace.add("provider answered with faults: " + answered);
             SortedMap<String, List<String>> sequence = new TreeMap<>();
             if (dynamoFaults != null) {
@@ -439,6 +466,8 @@ public final class ChaosCampaign {
             }
             faultSlot.clear();
             pauseSlot.clear();
+            pipeline.provider().throttleNext(0, Duration.ZERO);
+            pipeline.provider().enforce(null);
             pipeline.hook(InvocationHook.NONE);
         }
     }
@@ -453,20 +482,31 @@ public final class ChaosCampaign {
         private final ChaosSchedule s;
         private final SplittableRandom random;
         private final WritePause pause;
+        private final RequestQuota quota;
         private final Map<String, Long> faults;
         private final List<String> trace;
         private final AtomicBoolean settlementsSent = new AtomicBoolean();
+        private final AtomicBoolean deliveryStarted = new AtomicBoolean();
+        private final java.util.concurrent.atomic.AtomicInteger lambdaThrottled = new java.util.concurrent.atomic.AtomicInteger();
+        private final LambdaFunction throttledFunction;
         private final AtomicBoolean timedOut = new AtomicBoolean();
         private final LambdaFunction failing;
         private final LambdaFunction resumeBefore;
 
         ScheduleHook(LocalPipeline pipeline, Clock clock, ChaosSchedule s, SplittableRandom random, WritePause pause,
-                     Map<String, Long> faults, List<String> trace) {
+                     RequestQuota quota, Map<String, Long> faults, List<String> trace) {
             this.pipeline = pipeline;
             this.clock = clock;
             this.s = s;
             this.random = random;
             this.pause = pause;
+            this.quota = quota;
+            this.throttledFunction = switch (s.lambdaThrottled()) {
+                case NONE -> null;
+                case RECONCILE_PAGE -> LambdaFunction.RECONCILE_PAGE;
+                case DELIVER_COMMANDS -> LambdaFunction.DELIVER_COMMANDS;
+                case RELEASE_LEASE -> LambdaFunction.RELEASE_LEASE;
+            };
             this.faults = faults;
             this.trace = trace;
             this.failing = switch (s.commitThenTimeout()) {
@@ -484,6 +524,23 @@ public final class ChaosCampaign {
         @Override
         public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
             CALLER.set(caller(function, payload));
+            // Issue 17: another workload has the account's (or the function's reserved) concurrency; Lambda refuses the
+            // invoke before running anything, as its Invoke API does (429 TooManyRequestsException).
+            if (function == throttledFunction && lambdaThrottled.getAndUpdate(n -> n < s.lambdaThrottles() ? n + 1 : n) < s.lambdaThrottles()) {
+                faults.merge("lambda-throttled", 1L, Long::sum);
+                trace.add(function.logicalName() + " invocation " + invocation + " refused by Lambda: TooManyRequestsException");
+                return InjectedFailure.throttled("Rate Exceeded.");
+            }
+            if (function == LambdaFunction.DELIVER_COMMANDS && deliveryStarted.compareAndSet(false, true)) {
+                if (s.providerThrottleBurst() > 0) {
+                    pipeline.provider().throttleNext(s.providerThrottleBurst(), Duration.ofSeconds(1));
+                    trace.add("the provider answers its next " + s.providerThrottleBurst() + " requests 429 with Retry-After: 1");
+                }
+                if (quota != null) {
+                    quota.lowerTo(ChaosSchedule.LOWERED_QUOTA);
+                    trace.add("the provider lowers its quota to " + ChaosSchedule.LOWERED_QUOTA + " requests/s");
+                }
+            }
             if (function == LambdaFunction.RECONCILE_PAGE && s.settlementsDuringRun() > 0 && settlementsSent.compareAndSet(false, true)) {
                 for (int k = 0; k < s.settlementsDuringRun(); k++) {
                     String id;
@@ -632,7 +689,28 @@ public final class ChaosCampaign {
     }
 
     private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete) {
-        return PipelineEvidence.of(pipeline).audit(complete ? new InvariantAudit.Completion(input.cutoff(), true) : null);
+        return audit(pipeline, input, complete, 0);
+    }
+
+    private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete, long declaredBacklog) {
+        return PipelineEvidence.of(pipeline).audit(complete ? new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog) : null);
+    }
+
+    /** What a run's summary says it left PENDING for the next run (the audit checks it against the tables). */
+    private static long declaredBacklog(ExecutionFollower.Followed followed) {
+        try {
+            return followed.output().isEmpty() ? 0
+                    : Json.mapper().readTree(followed.output().get()).path("delivery").path("backlogLeft").asLong();
+        } catch (java.io.IOException e) {
+            return 0;
+        }
+    }
+
+    /** Issue 17: a night that cannot finish ends SUCCEEDED with its backlog reported; one that runs into its timeout is I4's. */
+    static List<InvariantAudit.Violation> timedOutNights(List<ExecutionFollower.Followed> followed) {
+        return followed.stream().filter(f -> f.status() == ExecutionStatus.TIMED_OUT)
+                .map(f -> new InvariantAudit.Violation("I4", name(f) + " ran into its timeout instead of ending with its backlog reported"))
+                .toList();
     }
 
     private static String name(ExecutionFollower.Followed f) {

@@ -22,10 +22,21 @@ import java.util.SplittableRandom;
  * @param settlementsDuringRun settlements that arrive while the first page runs
  * @param providerFaults forced provider faults (perform-then-drop, 503, slow) on random commands
  * @param dynamoFaults whether the DynamoDB fault layer (conflicts, throttling, lost responses) is on
+ * @param providerThrottleBurst requests answered 429 with {@code Retry-After} in a burst when delivery starts (0: none)
+ * @param quotaLowered the provider enforces the night's quota and lowers it to {@link #LOWERED_QUOTA} when delivery starts
+ * @param lambdaThrottled which function's first invocations Lambda refuses with {@code TooManyRequestsException}
+ * @param lambdaThrottles how many of its invocations are refused (the workflow's retriers allow 6 attempts)
  */
 public record ChaosSchedule(long seed, int authorisations, double settledFraction, boolean gcPause, int pausedDecision,
                             Resume resume, boolean settleWhileFrozen, boolean racingRerun, int duplicateDeliveries,
-                            CommitThenTimeout commitThenTimeout, int settlementsDuringRun, int providerFaults, boolean dynamoFaults) {
+                            CommitThenTimeout commitThenTimeout, int settlementsDuringRun, int providerFaults, boolean dynamoFaults,
+                            int providerThrottleBurst, boolean quotaLowered, LambdaThrottled lambdaThrottled, int lambdaThrottles) {
+
+    /** Requests per second the provider lowers its quota to mid-night (the night was configured with the stack's 40). */
+    public static final double LOWERED_QUOTA = 5;
+
+    /** The function whose invocations Lambda throttles (issue 17: another workload exhausting the account's concurrency). */
+    public enum LambdaThrottled { NONE, RECONCILE_PAGE, DELIVER_COMMANDS, RELEASE_LEASE }
 
     /** When a frozen worker resumes. */
     public enum Resume {
@@ -62,8 +73,24 @@ public record ChaosSchedule(long seed, int authorisations, double settledFractio
         int settlementsDuringRun = r.nextInt(3);
         int providerFaults = r.nextInt(4);
         boolean dynamoFaults = r.nextDouble() < 0.7;
+        // Issue 17's faults are drawn after the others, so every earlier schedule keeps its faults.
+        int providerThrottleBurst = r.nextDouble() < 0.3 ? 3 + r.nextInt(6) : 0;
+        boolean quotaLowered = r.nextDouble() < 0.25;
+        LambdaThrottled lambdaThrottled = r.nextDouble() < 0.3
+                ? LambdaThrottled.values()[1 + r.nextInt(LambdaThrottled.values().length - 1)] : LambdaThrottled.NONE;
+        int lambdaThrottles = lambdaThrottled == LambdaThrottled.NONE ? 0 : 1 + r.nextInt(3);
         return new ChaosSchedule(seed, authorisations, settledFraction, gcPause, pausedDecision, resume, gcPause && settleWhileFrozen,
-                !gcPause && racingRerun, duplicateDeliveries, commitThenTimeout, settlementsDuringRun, providerFaults, dynamoFaults);
+                !gcPause && racingRerun, duplicateDeliveries, commitThenTimeout, settlementsDuringRun, providerFaults, dynamoFaults,
+                providerThrottleBurst, quotaLowered, lambdaThrottled, lambdaThrottles);
+    }
+
+    /**
+     * The same schedule without issue 17's faults: for the mutant table, whose schedules were chosen for the fault a
+     * defect needs (a 429 before a perform-then-drop would mask the drop a new-key-per-retry defect needs).
+     */
+    public ChaosSchedule withoutCapacityFaults() {
+        return new ChaosSchedule(seed, authorisations, settledFraction, gcPause, pausedDecision, resume, settleWhileFrozen, racingRerun,
+                duplicateDeliveries, commitThenTimeout, settlementsDuringRun, providerFaults, dynamoFaults, 0, false, LambdaThrottled.NONE, 0);
     }
 
     /** What the schedule does, in the words of the trace: enough, with the seed, to reproduce it. */
@@ -93,6 +120,15 @@ public record ChaosSchedule(long seed, int authorisations, double settledFractio
         }
         if (dynamoFaults) {
             parts.add("DynamoDB faults on");
+        }
+        if (providerThrottleBurst > 0) {
+            parts.add("a burst of " + providerThrottleBurst + " provider 429s as delivery starts");
+        }
+        if (quotaLowered) {
+            parts.add("provider quota lowered to " + (long) LOWERED_QUOTA + "/s as delivery starts");
+        }
+        if (lambdaThrottles > 0) {
+            parts.add(lambdaThrottles + " " + lambdaThrottled.name().toLowerCase().replace('_', '-') + " invocations throttled by Lambda");
         }
         return "seed " + seed + ": " + String.join(", ", parts);
     }

@@ -34,7 +34,9 @@ class ChaosCampaignTest {
     static final List<String> EVERY_FAULT_KIND = List.of(
             "gc-pause-past-lease", "rerun-racing", "scheduler-duplicate", "lambda-commit-then-timeout",
             "ddb-transaction-conflict", "ddb-throttling", "ddb-provisioned-throughput-exceeded", "ddb-response-lost",
-            "provider-perform-then-drop", "provider-error-5xx", "provider-slow", "settlement-during-run");
+            "provider-perform-then-drop", "provider-error-5xx", "provider-slow", "settlement-during-run",
+            // issue 17: provider quota pressure and Lambda throttling
+            "provider-429-burst", "provider-quota-lowered", "lambda-throttled");
 
     private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
 

@@ -81,6 +81,25 @@ class WorkflowEndToEndTest {
     }
 
     @Test
+    void lambdaThrottlingAnInvokeIsLambdaTooManyRequestsExceptionWhichTheWorkflowRetries() {
+        // Issue 17: Lambda refuses an invoke over the account's or the function's reserved concurrency with 429
+        // TooManyRequestsException before running anything; Step Functions' Lambda task names it Lambda.TooManyRequestsException.
+        SyntheticData.Expected expected = fixture.load(40, 0.1, 5);
+        fixture.pipeline.hook(new InvocationHook() {
+            @Override
+            public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
+                return function == LambdaFunction.DELIVER_COMMANDS && invocation <= 2 ? InjectedFailure.throttled("Rate Exceeded.") : null;
+            }
+        });
+        ExecutionFollower.Followed run = fixture.run("reconcile-2026-12-01");
+
+        assertThat(run.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(failures(run.events())).containsExactly("Lambda.TooManyRequestsException", "Lambda.TooManyRequestsException");
+        assertThat(fixture.effects()).hasSize(expected.releasable()).allSatisfy(e -> assertThat(e.performed()).isEqualTo(1));
+        assertThat(fixture.audit(true).allHold()).isTrue();
+    }
+
+    @Test
     void providerPerformThenDropIsRecoveredByTheSameKeyAndPerformedOnce() throws Exception {
         SyntheticData.Expected expected = fixture.load(40, 0.0, 3);
         List<String> dropped = List.of(0, 1, 2, 3, 4).stream().map(i -> Candidate.operationIdFor(String.format("auth-%08d", i))).toList();

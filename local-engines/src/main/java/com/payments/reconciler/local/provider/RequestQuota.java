@@ -14,11 +14,13 @@ import java.util.function.LongSupplier;
  */
 public final class RequestQuota {
 
-    private final double requestsPerSecond;
+    /** Guarded by {@code this}: a chaos schedule lowers it mid-night ({@link #lowerTo}). */
+    private double requestsPerSecond;
     private final int maxConcurrent;
     private final LongSupplier nanos;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong violations = new AtomicLong();
+    private final AtomicLong overConcurrency = new AtomicLong();
     private final AtomicLong admitted = new AtomicLong();
     private final AtomicInteger peakInFlight = new AtomicInteger();
     private double tokens;
@@ -53,6 +55,7 @@ public final class RequestQuota {
             }
             if (inFlight.get() >= maxConcurrent) {
                 violations.incrementAndGet();
+                overConcurrency.incrementAndGet();
                 return Duration.ofSeconds(1);
             }
             tokens -= 1;
@@ -71,8 +74,22 @@ public final class RequestQuota {
         return Math.max(1, requestsPerSecond);
     }
 
-    public double requestsPerSecond() {
+    public synchronized double requestsPerSecond() {
         return requestsPerSecond;
+    }
+
+    /**
+     * The provider lowers its quota while a night runs (a chaos fault): from now on it refills at {@code lower} and holds
+     * one second of it, whatever the night was configured with. Only lower: a raise is not a fault.
+     */
+    public synchronized void lowerTo(double lower) {
+        if (!(lower > 0) || lower > requestsPerSecond) {
+            throw new IllegalArgumentException("a lowered quota must be above 0 and at most " + requestsPerSecond + ", was " + lower);
+        }
+        long now = nanos.getAsLong();
+        tokens = Math.min(lower, tokens + (now - refilledAt) / 1e9 * requestsPerSecond);
+        refilledAt = now;
+        requestsPerSecond = lower;
     }
 
     public int maxConcurrent() {
@@ -82,6 +99,11 @@ public final class RequestQuota {
     /** Requests refused for being over the rate or the concurrency limit. */
     public long violations() {
         return violations.get();
+    }
+
+    /** Of those, the requests that came while {@link #maxConcurrent()} were already in flight. */
+    public long overConcurrency() {
+        return overConcurrency.get();
     }
 
     public long admitted() {
@@ -95,6 +117,7 @@ public final class RequestQuota {
     public void reset() {
         synchronized (this) {
             violations.set(0);
+            overConcurrency.set(0);
             admitted.set(0);
             peakInFlight.set(0);
             tokens = burst();

@@ -107,8 +107,12 @@ public final class SimulatedProvider implements AutoCloseable {
     private final Set<String> unknownHolds;
     private final Sleeper sleeper;
     private final Clock clock;
-    /** The provider's quota, when it enforces one ({@link Builder#quota}). */
-    private final RequestQuota quota;
+    /** The provider's quota, when it enforces one ({@link Builder#quota}; a chaos schedule sets it with {@link #enforce}). */
+    private volatile RequestQuota quota;
+    /** Requests still to be answered 429 by a forced burst ({@link #throttleNext}), whatever their key. */
+    private final AtomicInteger burstLeft = new AtomicInteger();
+    private volatile Duration burstRetryAfter = Duration.ofSeconds(1);
+    private final AtomicLong burstAnswered = new AtomicLong();
     /** The builder's choice; {@link #idempotent(boolean)} changes it for a run (a harness's mutant row). */
     private volatile boolean idempotent;
     /** Every release performed, in the order performed, whichever key it came under: the record of effects per hold. */
@@ -237,11 +241,35 @@ public final class SimulatedProvider implements AutoCloseable {
         return performedReleases.stream().filter(r -> r.authorisationId().equals(authorisationId)).toList();
     }
 
-    /** All requests received, with or without a key. */
     /** The quota it enforces, if any. */
     public java.util.Optional<RequestQuota> quota() {
         return java.util.Optional.ofNullable(quota);
     }
+
+    /** Enforces {@code value} from now on, or no quota with null (a chaos schedule's provider, per schedule). */
+    public void enforce(RequestQuota value) {
+        this.quota = value;
+    }
+
+    /**
+     * Quota pressure (a chaos fault): the next {@code requests} requests, whatever their key, are answered 429 with
+     * {@code Retry-After} in whole seconds, before anything is performed.
+     */
+    public void throttleNext(int requests, Duration retryAfter) {
+        if (requests < 0 || retryAfter.isNegative()) {
+            throw new IllegalArgumentException("a burst of 429s needs a request count and a Retry-After of at least 0, was "
+                    + requests + " and " + retryAfter);
+        }
+        burstRetryAfter = retryAfter;
+        burstLeft.set(requests);
+    }
+
+    /** 429 answers sent by forced bursts ({@link #throttleNext}). */
+    public long burstAnswered() {
+        return burstAnswered.get();
+    }
+
+    /** All requests received, with or without a key. */
 
     public long totalRequests() {
         return requestsWithoutKey.get() + effects.values().stream().mapToLong(c -> c.requests.get()).sum();
@@ -257,6 +285,8 @@ public final class SimulatedProvider implements AutoCloseable {
     }
 
     public void reset() {
+        burstLeft.set(0);
+        burstAnswered.set(0);
         openAllGates();
         gates.clear();
         forced.clear();
@@ -305,6 +335,13 @@ public final class SimulatedProvider implements AutoCloseable {
             }
             Counter counter = effects.computeIfAbsent(key, k -> new Counter(authorisationId));
             int attempt = counter.requests.incrementAndGet();
+            if (burstLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                burstAnswered.incrementAndGet();
+                exchange.getResponseHeaders().set("Retry-After", Long.toString(burstRetryAfter.toSeconds()));
+                send(exchange, 429, error("TOO_MANY_REQUESTS").put("message", "throttled: a burst of 429s"));
+                return;
+            }
+            RequestQuota quota = this.quota;
             if (quota != null) {
                 Duration wait = quota.admit();
                 if (wait != null) {

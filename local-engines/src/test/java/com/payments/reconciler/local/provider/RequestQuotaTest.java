@@ -1,6 +1,7 @@
 package com.payments.reconciler.local.provider;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,5 +39,22 @@ class RequestQuotaTest {
         assertThat(quota.admit()).isNull();
         assertThat(quota.peakInFlight()).isEqualTo(2);
         assertThat(quota.violations()).isEqualTo(1);
+        assertThat(quota.overConcurrency()).as("counted apart from the rate's refusals").isEqualTo(1);
+    }
+
+    @Test
+    void aQuotaLoweredMidNightRefusesAtTheLowerRateFromThenOn() {
+        RequestQuota quota = new RequestQuota(10, 100, nanos::get);
+        quota.lowerTo(2);
+        assertThat(quota.requestsPerSecond()).isEqualTo(2.0);
+        assertThat(quota.admit()).isNull();
+        quota.done();
+        assertThat(quota.admit()).isNull();
+        quota.done();
+        assertThat(quota.admit()).as("the bucket holds one second of the lowered quota").isNotNull();
+        assertThat(quota.overConcurrency()).isZero();
+        nanos.addAndGet(500_000_000L);   // half a second at 2/s: one token back
+        assertThat(quota.admit()).isNull();
+        assertThatThrownBy(() -> quota.lowerTo(5)).hasMessageContaining("at most 2.0");
     }
 }

@@ -181,6 +181,34 @@ class SimulatedProviderTest {
     }
 
     @Test
+    void aBurstOf429sAnswersTheNextRequestsWhateverTheirKeyWithRetryAfterAndPerformsNothing() throws Exception {
+        SimulatedProvider provider = provider();
+        provider.throttleNext(2, Duration.ofSeconds(3));
+
+        HttpResponse<String> first = release(provider, "auth-1", "op-1", 1250, "EUR");
+        assertThat(first.statusCode()).isEqualTo(429);
+        assertThat(first.headers().firstValue("Retry-After")).contains("3");
+        assertThat(release(provider, "auth-2", "op-2", 1250, "EUR").statusCode()).isEqualTo(429);
+        assertThat(provider.burstAnswered()).isEqualTo(2);
+        assertThat(provider.effect("op-1").performed()).isZero();
+        assertThat(release(provider, "auth-1", "op-1", 1250, "EUR").statusCode()).as("the burst is over").isEqualTo(200);
+        assertThat(provider.effect("op-1")).isEqualTo(new ProviderEffect("op-1", "auth-1", 1, 2));
+    }
+
+    @Test
+    void aQuotaEnforcedMidRunRefusesBeyondItAndNoneAfterItIsLifted() throws Exception {
+        SimulatedProvider provider = provider();
+        RequestQuota quota = new RequestQuota(1, 4, () -> 0L);   // time stands still: one token, never refilled
+        provider.enforce(quota);
+        assertThat(release(provider, "auth-1", "op-1", 1250, "EUR").statusCode()).isEqualTo(200);
+        assertThat(release(provider, "auth-2", "op-2", 1250, "EUR").statusCode()).as("its one token is spent").isEqualTo(429);
+        assertThat(quota.violations()).isEqualTo(1);
+        provider.enforce(null);
+        assertThat(release(provider, "auth-2", "op-2", 1250, "EUR").statusCode()).isEqualTo(200);
+        assertThat(provider.quota()).isEmpty();
+    }
+
+    @Test
     void aFaultCountsAsAnsweredOnlyOnceARequestMetIt() throws Exception {
         SimulatedProvider provider = provider(SimulatedProvider.builder().sleeper((operationId, delay) -> { }));
         provider.forceNext("op-1", Fault.ERROR_5XX);
