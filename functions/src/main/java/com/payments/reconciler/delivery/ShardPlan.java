@@ -5,6 +5,7 @@ import com.payments.reconciler.workflow.Timing;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 
 /**
  * What one shard's delivery may do this night (issue 17), decided once, at the shard's first call, and carried
@@ -47,6 +48,25 @@ public record ShardPlan(long backlog, long allotment, long deliverUntil, long re
 
     public boolean budgetPassed(Instant now) {
         return now.toEpochMilli() >= deliverUntil;
+    }
+
+    /**
+     * Commands a call may still start under the plan: none once the budget passed, else what the allotment leaves
+     * after the shard's earlier calls ended {@code endedBefore} and this call started {@code started}.
+     */
+    public long startable(long endedBefore, long started, Instant now) {
+        if (budgetPassed(now)) {
+            return 0;
+        }
+        return Math.max(0, allotment - endedBefore - started);
+    }
+
+    /**
+     * Whether the shard has ended as many commands as the plan allows tonight ({@code ended} over all its calls), or
+     * its budget is over; the clock is read only when the allotment is not reached.
+     */
+    public boolean spent(long ended, InstantSource clock) {
+        return ended >= allotment || budgetPassed(clock.instant());
     }
 
     /** The same plan with the pacing state the next call of the shard must honour. */

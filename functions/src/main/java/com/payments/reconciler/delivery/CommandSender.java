@@ -1,0 +1,194 @@
+package com.payments.reconciler.delivery;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.payments.reconciler.reconcile.DeliveryMark;
+import com.payments.reconciler.reconcile.DeliveryRecord;
+import com.payments.reconciler.store.Backoff;
+import com.payments.reconciler.workflow.Deadline;
+import com.payments.reconciler.workflow.ProviderContractViolation;
+import com.payments.reconciler.workflow.ProviderUnavailable;
+import com.payments.reconciler.workflow.Timing;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Sends one delivery call's commands to the provider, one per delivery thread: through the {@link OperationGuard}
+ * (a retried call is answered from the idempotency record, not sent again), each request at the call's
+ * {@link SendingRate}, each answer judged by {@link ProviderAnswers}. A final answer is queued on the
+ * {@link AnswerMarks}; an answer outside the contract about the command parks it QUARANTINED; whatever else ends a
+ * command's delivery goes to the call's {@link DeliveryFailures}.
+ */
+final class CommandSender {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommandSender.class);
+
+    private final OperationGuard guard;
+    private final ProviderClient provider;
+    private final Backoff providerRetry;
+    private final Backoff.Pause pause;
+    private final SendingRate rate;
+    private final Deadline deadline;
+    private final Context context;
+    private final Map<String, String> logContext;
+    private final int shard;
+    private final DeliveryFailures failures;
+    /** Where final answers and quarantines go to be marked. */
+    private final Consumer<DeliveryMark> marks;
+    /** Answers outside the contract so far in this call, recorded or not: the limit's count. */
+    private final AtomicInteger violations = new AtomicInteger();
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong throttledAnswers = new AtomicLong();
+    /** A command could not be sent inside this call (a Retry-After past its deadline): it stays PENDING, the shard goes on. */
+    private volatile boolean deferred;
+
+    CommandSender(OperationGuard guard, ProviderClient provider, Backoff providerRetry, Backoff.Pause pause,
+                  SendingRate rate, Deadline deadline, Context context, Map<String, String> logContext, int shard,
+                  DeliveryFailures failures, Consumer<DeliveryMark> marks) {
+        this.guard = guard;
+        this.provider = provider;
+        this.providerRetry = providerRetry;
+        this.pause = pause;
+        this.rate = rate;
+        this.deadline = deadline;
+        this.context = context;
+        this.logContext = logContext;
+        this.shard = shard;
+        this.failures = failures;
+        this.marks = marks;
+    }
+
+    /** Delivers one command; runs on its own delivery thread. */
+    void deliver(PendingCommand command) {
+        logContext.forEach(MDC::put);
+        MDC.put("operationId", command.operationId());
+        AtomicInteger calls = new AtomicInteger();
+        try {
+            if (failures.halted()) {
+                return;
+            }
+            ProviderResult.Final result;
+            try {
+                result = guard.once(GuardedOperation.of(command), context, ProviderResult.Final.class,
+                        () -> callProvider(command, calls));
+            } finally {
+                requests.addAndGet(calls.get());
+            }
+            if (failures.superseded()) {
+                return;
+            }
+            marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result), calls.get()));
+        } catch (Deferred later) {
+            LOG.info("{} deferred to the next call: {}", command.operationId(), later.getMessage());
+            deferred = true;
+        } catch (ProviderContractViolation violation) {
+            if (!violation.aboutTheCommand()) {
+                LOG.warn("delivery of {} ended with {}: {}", command.operationId(), violation.getClass().getSimpleName(), violation.getMessage());
+                failures.add(violation);
+                return;
+            }
+            quarantine(command, violation, calls.get());
+        } catch (RuntimeException e) {
+            LOG.warn("delivery of {} ended with {}", command.operationId(), e.getClass().getSimpleName());
+            failures.add(e);
+        } finally {
+            MDC.clear();
+        }
+    }
+
+    /**
+     * Issue 15.5: one answer outside the contract parks its command (the body is kept on the command, not in
+     * the log); the others go on. So many in one call that it looks like the provider's fault stops the call.
+     */
+    private void quarantine(PendingCommand command, ProviderContractViolation violation, int providerRequests) {
+        LOG.warn("quarantining {}: {}", command.operationId(), violation.getMessage());
+        if (failures.superseded()) {
+            return;
+        }
+        marks.accept(new DeliveryMark(command.operationId(),
+                new DeliveryRecord.Result.Quarantined(violation.answer(), shard), providerRequests));
+        if (violations.incrementAndGet() == Timing.QUARANTINES_PER_CALL_LIMIT) {
+            failures.add(ProviderContractViolation.ofEveryCommand(Timing.QUARANTINES_PER_CALL_LIMIT
+                    + " answers outside the provider's contract in one call (the last for " + command.operationId()
+                    + "): the provider or its URL looks misconfigured; those commands are QUARANTINED"));
+        }
+    }
+
+    /**
+     * Sends until a final answer, at this call's pace: each request waits for its turn at the share's rate; a wait
+     * that would pass the call's deadline defers the command to the next call.
+     */
+    private ProviderResult.Final callProvider(PendingCommand command, AtomicInteger calls) {
+        ProviderResult.Unavailable last = null;
+        int unavailable = 0;
+        while (true) {
+            Duration wait = rate.claimTurn();
+            if (!deadline.allowsWait(wait)) {
+                // Wait out what this call can (the next call waits for the rest), rather than handing over at
+                // once: a pause of many minutes must not become a tight loop of short calls.
+                pause.pause(deadline.spare());
+                throw new Deferred("its turn at the provider's pace is " + wait.toMillis() + " ms away, past this call's deadline");
+            }
+            if (!wait.isZero()) {
+                pause.pause(wait);
+            }
+            if (calls.get() > 0 && failures.superseded()) {
+                break;
+            }
+            calls.incrementAndGet();
+            ProviderResult answer = provider.release(command);
+            switch (answer) {
+                case ProviderResult.Throttled throttled -> {
+                    throttledAnswers.incrementAndGet();
+                    rate.throttled(throttled.retryAfter().orElse(null));
+                    LOG.info("provider throttled {} ({}), Retry-After {}", command.operationId(), throttled.status(),
+                            throttled.retryAfter().map(Duration::toString).orElse("none"));
+                }
+                case ProviderResult.Unavailable down -> {
+                    rate.answered();
+                    last = down;
+                    unavailable++;
+                    LOG.warn("provider unavailable for {} on attempt {}: {}", command.operationId(), unavailable, down.cause());
+                }
+                case ProviderResult.Final done -> rate.answered();
+            }
+            switch (ProviderAnswers.after(answer, command.operationId(), unavailable, calls.get(),
+                    rate.throttledSinceAnswerMillis(), answer instanceof ProviderResult.Unavailable && failures.superseded())) {
+                case ProviderAnswers.Step.Answered answered -> {
+                    return answered.answer();
+                }
+                case ProviderAnswers.Step.SendAgain again -> {
+                }
+                case ProviderAnswers.Step.BackOff backOff -> providerRetry.beforeRetry(backOff.unavailableAnswers());
+                case ProviderAnswers.Step.ProviderDown down -> throw new ProviderUnavailable(down.reason());
+            }
+        }
+        throw new ProviderUnavailable(ProviderAnswers.unavailableFor(command.operationId(), calls.get(),
+                last == null ? "not attempted" : last.cause()));
+    }
+
+    long requests() {
+        return requests.get();
+    }
+
+    long throttledAnswers() {
+        return throttledAnswers.get();
+    }
+
+    boolean deferred() {
+        return deferred;
+    }
+
+    /** A command whose next request cannot go inside this call: it stays PENDING and the next call sends it. */
+    private static final class Deferred extends RuntimeException {
+        Deferred(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

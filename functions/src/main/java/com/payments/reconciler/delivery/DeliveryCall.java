@@ -1,0 +1,309 @@
+package com.payments.reconciler.delivery;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.payments.reconciler.reconcile.DeliveryMark;
+import com.payments.reconciler.workflow.Deadline;
+import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.ProviderQuota;
+import com.payments.reconciler.workflow.Timing;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Phaser;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One DeliverCommands call for one shard, on its coordinating thread (docs/design.md §6): renews the lease, plans the
+ * shard at its first call ({@link ShardPlan}), reads its PENDING commands in pages, and in rounds of up to the
+ * parallelism takes the slots, reads the round's settlements, ends the commands not to send ({@link UnsentCommand})
+ * and hands the others to the {@link CommandSender}; the answers are marked through {@link AnswerMarks}. The shared
+ * state of the call is its {@link DeliveryFailures}, its {@link SendingRate} and its marks.
+ */
+final class DeliveryCall {
+
+    /** How long the coordinating thread waits for a free slot before it checks the lease renewal again. */
+    private static final Duration SLOT_WAIT = Duration.ofMillis(500);
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryCall.class);
+
+    private final DeliveryServices services;
+    private final DeliveryRequest request;
+    private final Context context;
+    private final Map<String, String> logContext;
+    private final Clock clock;
+    private final Deadline deadline;
+    /** This call's part of the night's provider quota (issue 17): its rate, and its concurrency as the slots. */
+    private final ProviderQuota.Share share;
+    private final Semaphore slots;
+    /** The deliveries started and not finished, apart from the slots: waiting for them cannot hang on a slot. */
+    private final Phaser inFlight = new Phaser(1);
+    private final DeliveryFailures failures = new DeliveryFailures();
+    private final LeaseRenewals renewals;
+    private final AnswerMarks marks;
+    private ShardPlan plan;
+    private SendingRate rate;
+    private CommandSender sender;
+    private int started;
+
+    DeliveryCall(DeliveryServices services, DeliveryRequest request, Context context, Map<String, String> logContext) {
+        this.services = services;
+        this.request = request;
+        this.context = context;
+        this.logContext = logContext;
+        this.clock = services.clock();
+        this.deadline = Deadline.of(context);
+        this.share = services.pacing().quota().share(Math.min(request.window().shards(), Timing.DELIVERY_MAP_CONCURRENCY));
+        this.slots = new Semaphore(Math.min(services.parallelism(), share.maxConcurrentRequests()));
+        this.renewals = new LeaseRenewals(services.leases(), request.lease(), clock, failures);
+        this.marks = new AnswerMarks(services.writer().forInvocation(context), request.lease(), clock, services.metrics(), failures);
+    }
+
+    DeliveryBatch deliver() {
+        renewals.renew();
+        if (request.window().dryRun()) {
+            LOG.info("dry run: nothing was commanded, nothing to deliver");
+            return new DeliveryBatch(false, request.batch().totals().plus(new DeliveryTotals(1, 0, 0, 0)), ShardPlan.unplanned());
+        }
+        plan = request.batch().plan() != null ? request.batch().plan() : planShard();
+        rate = new SendingRate(share, clock, Instant.ofEpochMilli(plan.resumeAt()), plan.throttledSinceAnswerMillis());
+        sender = new CommandSender(services.guard(), services.provider(), services.providerRetry(), services.pacing().pause(),
+                rate, deadline, context, logContext, request.shard(), failures, marks::add);
+        boolean exhausted = false;
+        try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
+            try {
+                exhausted = dispatchAll(workers);
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+            awaitInFlight();
+        }
+        marks.markAll();
+        DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
+                marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis());
+        boolean more = failures.count() > 0 || sender.deferred()
+                || !(exhausted || plan.spent(request.batch().totals().ended() + call.ended(), clock));
+        if (!more) {
+            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0));
+        }
+        services.metrics().count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
+                Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_QUARANTINED, call.quarantined(),
+                Metrics.DELIVERY_ESCALATED, call.escalated(), Metrics.BACKLOG_LEFT, call.backlogLeft(),
+                Metrics.PROVIDER_THROTTLED, call.throttledAnswers()));
+        LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} quarantined, "
+                        + "{} escalated, {} provider requests, {} failures, shard read to the end {}",
+                started, call.delivered(), call.rejected(), call.cancelledSettled(), call.quarantined(), call.escalated(),
+                call.attempts(), failures.count(), exhausted);
+        failures.throwIfAny();
+        if (!more && call.backlogLeft() > 0) {
+            LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",
+                    request.shard(), call.backlogLeft(), plan.backlog(), plan.allotment());
+        }
+        return new DeliveryBatch(more, request.batch().totals().plus(call),
+                plan.withPacing(rate.pausedUntil(), rate.throttledSinceAnswerMillis()));
+    }
+
+    /**
+     * The shard's plan, at its first call (issue 17): its backlog against what its share of the quota sends before
+     * the night's delivery budget ends. A backlog that does not fit is delivered oldest first up to what fits.
+     */
+    private ShardPlan planShard() {
+        Optional<Instant> executionStart = request.executionStart();
+        if (executionStart.isEmpty()) {
+            return ShardPlan.unplanned();
+        }
+        long backlog = services.commands().count(request.shard());
+        ShardPlan made = ShardPlan.plan(backlog, share, clock.instant(), ShardPlan.deliverUntil(executionStart.get()));
+        if (made.fitsAll()) {
+            LOG.info("shard plan: {} commands pending, all fit at {} requests/s before {}", backlog,
+                    share.requestsPerSecond(), Instant.ofEpochMilli(made.deliverUntil()));
+        } else {
+            LOG.warn("shard plan: {} commands pending, {} fit at {} requests/s before {}; the rest wait for the next run",
+                    backlog, made.allotment(), share.requestsPerSecond(), Instant.ofEpochMilli(made.deliverUntil()));
+        }
+        return made;
+    }
+
+    /** Commands this call may still start under the plan. */
+    private long allowedToStart() {
+        return plan.startable(request.batch().totals().ended(), started, clock.instant());
+    }
+
+    private boolean canStart() {
+        return !failures.halted() && !sender.deferred() && !deadline.near() && allowedToStart() > 0;
+    }
+
+    /** Returns whether every pending command of the shard was started. */
+    private boolean dispatchAll(ExecutorService workers) {
+        int parallelism = services.parallelism();
+        Map<String, AttributeValue> startKey = Map.of();
+        while (canStart()) {
+            PendingCommands.Page page = services.commands().page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
+            page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
+            List<PendingCommand> read = page.commands();
+            for (int from = 0; from < read.size(); from += parallelism) {
+                if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + parallelism)))) {
+                    return false;
+                }
+            }
+            if (!page.hasMore()) {
+                return true;
+            }
+            startKey = page.nextKey();
+        }
+        return false;
+    }
+
+    /**
+     * One round of up to the parallelism's commands (issues 15.2, 15.3). The slots are taken first and the round's
+     * settlements read after (one strongly consistent BatchGetItem), so the read is no older than the calls it guards
+     * take to start; then each command is sent, or ends here. False once the call may start no more.
+     */
+    private boolean dispatchRound(ExecutorService workers, List<PendingCommand> whole) {
+        if (!canStart()) {
+            return false;
+        }
+        List<PendingCommand> round = whole.subList(0, (int) Math.min(whole.size(), allowedToStart()));
+        if (round.size() < whole.size()) {
+            LOG.info("shard {} reached its plan for tonight ({} commands)", request.shard(), plan.allotment());
+            if (round.isEmpty()) {
+                return false;
+            }
+        }
+        if (marks.transactionReady()) {
+            marks.markOneTransaction();
+        }
+        int held = 0;
+        while (held < round.size()) {
+            if (!acquireSlot()) {
+                slots.release(held);
+                return false;
+            }
+            held++;
+        }
+        List<PendingCommand> send;
+        try {
+            send = canStart() ? sendable(round) : null;
+        } catch (RuntimeException e) {
+            slots.release(held);
+            throw e;
+        }
+        if (send == null) {
+            slots.release(held);
+            return false;
+        }
+        slots.release(held - send.size());
+        for (int k = 0; k < send.size(); k++) {
+            if (!start(workers, send.get(k))) {
+                slots.release(send.size() - k);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The commands of {@code round} to send now. The others end here as marks ({@link UnsentCommand}); the guard's
+     * record of an earlier attempt is read for those only.
+     */
+    private List<PendingCommand> sendable(List<PendingCommand> round) {
+        Map<String, Optional<Instant>> settled = services.settlements().settlementsOf(round.stream().map(PendingCommand::authorisationId).toList());
+        Instant now = clock.instant();
+        List<PendingCommand> send = new ArrayList<>(round.size());
+        for (PendingCommand command : round) {
+            DeliveryDecision decision = DeliveryDecision.decide(command, settled, now);
+            if (decision instanceof DeliveryDecision.Deliver) {
+                send.add(command);
+                continue;
+            }
+            UnsentCommand unsent = UnsentCommand.of(decision,
+                    services.guard().recorded(GuardedOperation.of(command), ProviderResult.Final.class), request.shard());
+            if (unsent.sentBefore()) {
+                LOG.info("{} was answered by the provider in an earlier attempt; recording that answer", command.operationId());
+            } else {
+                LOG.warn("not sending {}: {}", command.operationId(), unsent.why());
+            }
+            marks.add(new DeliveryMark(command.operationId(), unsent.result(), 0));
+        }
+        return send;
+    }
+
+    /** Hands the slot over to a delivery thread, which releases it; false (the slot still ours) if it could not start. */
+    private boolean start(ExecutorService workers, PendingCommand command) {
+        inFlight.register();
+        try {
+            workers.execute(() -> {
+                try {
+                    sender.deliver(command);
+                } finally {
+                    slots.release();
+                    inFlight.arriveAndDeregister();
+                }
+            });
+        } catch (RuntimeException e) {
+            inFlight.arriveAndDeregister();
+            failures.add(e);
+            return false;
+        }
+        started++;
+        return true;
+    }
+
+    /** Waits for a free slot, renewing the lease meanwhile; false once the call halted. */
+    private boolean acquireSlot() {
+        while (!failures.halted()) {
+            renewals.renewIfDue();
+            try {
+                if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    // Marks are batched, so no lease check follows each delivery: a call that waited (or was
+                    // paused) past its renewal learns whether it still leads before it starts another one.
+                    boolean kept = false;
+                    try {
+                        renewals.renewIfDue();
+                        kept = true;
+                    } finally {
+                        if (!kept) {
+                            slots.release();
+                        }
+                    }
+                    return true;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failures.add(new IllegalStateException("interrupted while waiting for a delivery slot", e));
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Every delivery in flight finishes (each is bounded by the provider timeouts); renewals go on. Waits for the
+     * deliveries themselves, not for their slots, so a slot lost on some path cannot hold the call to its timeout.
+     */
+    private void awaitInFlight() {
+        int phase = inFlight.arrive();
+        while (true) {
+            try {
+                inFlight.awaitAdvanceInterruptibly(phase, SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                return;
+            } catch (TimeoutException e) {
+                renewals.renewIfDue();
+            } catch (InterruptedException e) {
+                // Lambda is ending the invocation; the executor's close still waits for the threads.
+                Thread.currentThread().interrupt();
+                failures.add(new IllegalStateException("interrupted while waiting for deliveries in flight", e));
+                return;
+            }
+        }
+    }
+}
