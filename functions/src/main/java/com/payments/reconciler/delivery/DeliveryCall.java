@@ -11,7 +11,6 @@ import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,22 +18,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Phaser;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One DeliverCommands call for one shard, on its coordinating thread (docs/design.md §6): renews the lease, plans the
  * shard at its first call ({@link ShardPlan}), reads its PENDING commands in pages, and in rounds of up to the
  * parallelism takes the slots, reads the round's settlements, ends the commands not to send ({@link UnsentCommand})
- * and hands the others to the {@link CommandSender}; the answers are marked through {@link AnswerMarks}. The shared
+ * and hands the others to the {@link CommandSender} as {@link DeliverySlots} free up; the answers are marked through {@link AnswerMarks}. The shared
  * state of the call is its {@link DeliveryFailures}, its {@link SendingRate} and its marks.
  */
 final class DeliveryCall {
 
-    /** How long the coordinating thread waits for a free slot before it checks the lease renewal again. */
-    private static final Duration SLOT_WAIT = Duration.ofMillis(500);
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryCall.class);
 
     private final DeliveryServices services;
@@ -45,9 +38,7 @@ final class DeliveryCall {
     private final Deadline deadline;
     /** This call's part of the night's provider quota (issue 17): its rate, and its concurrency as the slots. */
     private final ProviderQuota.Share share;
-    private final Semaphore slots;
-    /** The deliveries started and not finished, apart from the slots: waiting for them cannot hang on a slot. */
-    private final Phaser inFlight = new Phaser(1);
+    private final DeliverySlots slots;
     private final DeliveryFailures failures = new DeliveryFailures();
     private final LeaseRenewals renewals;
     private final AnswerMarks marks;
@@ -64,8 +55,8 @@ final class DeliveryCall {
         this.clock = services.clock();
         this.deadline = Deadline.of(context);
         this.share = services.pacing().quota().share(Math.min(request.window().shards(), Timing.DELIVERY_MAP_CONCURRENCY));
-        this.slots = new Semaphore(Math.min(services.parallelism(), share.maxConcurrentRequests()));
         this.renewals = new LeaseRenewals(services.leases(), request.lease(), clock, failures);
+        this.slots = new DeliverySlots(Math.min(services.parallelism(), share.maxConcurrentRequests()), renewals, failures);
         this.marks = new AnswerMarks(services.writer().forInvocation(context), request.lease(), clock, services.metrics(), failures);
     }
 
@@ -86,7 +77,7 @@ final class DeliveryCall {
             } catch (RuntimeException e) {
                 failures.add(e);
             }
-            awaitInFlight();
+            slots.awaitInFlight();
         }
         marks.markAll();
         DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
@@ -185,7 +176,7 @@ final class DeliveryCall {
         }
         int held = 0;
         while (held < round.size()) {
-            if (!acquireSlot()) {
+            if (!slots.acquire()) {
                 slots.release(held);
                 return false;
             }
@@ -204,10 +195,12 @@ final class DeliveryCall {
         }
         slots.release(held - send.size());
         for (int k = 0; k < send.size(); k++) {
-            if (!start(workers, send.get(k))) {
+            PendingCommand command = send.get(k);
+            if (!slots.start(workers, () -> sender.deliver(command))) {
                 slots.release(send.size() - k);
                 return false;
             }
+            started++;
         }
         return true;
     }
@@ -236,74 +229,5 @@ final class DeliveryCall {
             marks.add(new DeliveryMark(command.operationId(), unsent.result(), 0));
         }
         return send;
-    }
-
-    /** Hands the slot over to a delivery thread, which releases it; false (the slot still ours) if it could not start. */
-    private boolean start(ExecutorService workers, PendingCommand command) {
-        inFlight.register();
-        try {
-            workers.execute(() -> {
-                try {
-                    sender.deliver(command);
-                } finally {
-                    slots.release();
-                    inFlight.arriveAndDeregister();
-                }
-            });
-        } catch (RuntimeException e) {
-            inFlight.arriveAndDeregister();
-            failures.add(e);
-            return false;
-        }
-        started++;
-        return true;
-    }
-
-    /** Waits for a free slot, renewing the lease meanwhile; false once the call halted. */
-    private boolean acquireSlot() {
-        while (!failures.halted()) {
-            renewals.renewIfDue();
-            try {
-                if (slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    // Marks are batched, so no lease check follows each delivery: a call that waited (or was
-                    // paused) past its renewal learns whether it still leads before it starts another one.
-                    boolean kept = false;
-                    try {
-                        renewals.renewIfDue();
-                        kept = true;
-                    } finally {
-                        if (!kept) {
-                            slots.release();
-                        }
-                    }
-                    return true;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failures.add(new IllegalStateException("interrupted while waiting for a delivery slot", e));
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Every delivery in flight finishes (each is bounded by the provider timeouts); renewals go on. Waits for the
-     * deliveries themselves, not for their slots, so a slot lost on some path cannot hold the call to its timeout.
-     */
-    private void awaitInFlight() {
-        int phase = inFlight.arrive();
-        while (true) {
-            try {
-                inFlight.awaitAdvanceInterruptibly(phase, SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                return;
-            } catch (TimeoutException e) {
-                renewals.renewIfDue();
-            } catch (InterruptedException e) {
-                // Lambda is ending the invocation; the executor's close still waits for the threads.
-                Thread.currentThread().interrupt();
-                failures.add(new IllegalStateException("interrupted while waiting for deliveries in flight", e));
-                return;
-            }
-        }
     }
 }
