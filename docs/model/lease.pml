@@ -1,9 +1,9 @@
 /*
  * lease.pml -- the lease with an epoch fencing token and the fenced protected
- * write of design.md section 3 (lease) and section 4 (protected write), checked
- * against the invariants of section 9.  It mirrors LeaseStore and FencedWriter
+ * write of docs/design.md section 3 (lease) and section 4 (protected write), checked
+ * against the invariants of its section 9.  It mirrors LeaseStore and FencedWriter
  * condition by condition; the expressions quoted in the comments are the
- * constants in those classes.
+ * constants in LeaseStore and ProtectedWriteItems (the items FencedWriter sends).
  *
  * One model, variants chosen at compile time, so every variant shares every
  * line except the one it changes:
@@ -11,8 +11,8 @@
  *   (default) / -DFENCED   item 0 of the TransactWriteItems is the ConditionCheck
  *                          Leases: #owner = :owner AND epoch = :epoch.
  *                          Expected: no assertion violation, no invalid end state.
- *   -DUNFENCED             the lease check is dropped (FencedWriter's
- *                          UNFENCED_NEGATIVE_CONTROL); the version, state,
+ *   -DUNFENCED             the lease check is dropped (the harness's
+ *                          UnfencedControl); the version, state,
  *                          settlement and outbox conditions stay.
  *                          Expected: I1 violated (a stale worker commits after a takeover).
  *   -DHIGHEST_EPOCH_SEEN   the alternative from the incident review: each
@@ -30,7 +30,8 @@
  *   -DDELETE_ON_RELEASE    ReleaseLease deletes the item, so the counter restarts: I5 violated.
  *
  * A second variant that must verify:
- *   -DREBUMP_ON_RETRY      acquire as design.md section 3 words it, without the
+ *   -DREBUMP_ON_RETRY      acquire as the original design contract worded it
+ *                          (docs/design.md section 3), without the
  *                          "#owner <> :me" clause: the retry of an attempt whose own
  *                          lease expired takes it over again with a second bump.
  *                          Expected: still no violation (the code's form only saves

@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code bin/reconciler local}: the main job on embedded defaults (design §11). */
+/** {@code bin/reconciler local}: the main job on embedded defaults (docs/design.md §12). */
 @Command(name = "local", mixinStandardHelpOptions = true,
         description = "Run one nightly window end to end on the local engines (moto's DynamoDB and Step Functions, "
                 + "each function of the synthesised stack in Lambda sandboxes of its own, a simulated provider).")

@@ -19,7 +19,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Design §7 as a check on the shipped ASL: every error a handler throws is handled by its Task (or the
+ * docs/design.md §7 as a check on the shipped ASL: every error a handler throws is handled by its Task (or the
  * enclosing Map), each Task's effective retry and catch of every error it can raise is what the error table
  * ({@link ErrorNames#TABLE}) says, States.ALL is alone and last, every error name the ASL mentions is one our
  * handlers or the Lambda service raise, and every Task has an explicit timeout. The table and States.ALL checks

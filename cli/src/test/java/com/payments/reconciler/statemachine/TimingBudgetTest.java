@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Design §7's timing budget, proved from the shipped ASL and the constants the functions and the CDK
+ * The timing budget of docs/design.md §10, proved from the shipped ASL and the constants the functions and the CDK
  * stack deploy ({@link Timing}, {@link LambdaFunction}). Each figure is printed so a change shows
  * how much margin it used.
  */

@@ -22,7 +22,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Checks the invariants of design §9 from the world only: a scan of the tables, the engine's log of applied
+ * Checks the invariants of docs/design.md §9 from the world only: a scan of the tables, the engine's log of applied
  * writes with each written item's image before and after ({@link AppliedWrite}), and the provider's record of
  * every release it performed ({@link ProviderRelease}). It never reads the workers' reports, and it reads their
  * requests only for what an applied write leaves no trace of in any item: which lease a transaction's

@@ -50,7 +50,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One DeliverCommands call for one shard (design §6): renew the lease, read the shard's PENDING
+ * One DeliverCommands call for one shard (docs/design.md §6): renew the lease, read the shard's PENDING
  * commands from the {@code pending-delivery} index in pages of {@link Timing#DELIVERY_BATCH_SIZE}, and
  * deliver up to {@link Timing#DELIVERY_PARALLELISM} at a time: each through the {@link OperationGuard}
  * (a retried call is answered from the idempotency record, not sent again) and the

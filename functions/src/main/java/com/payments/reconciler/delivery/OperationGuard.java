@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Runs an operation at most once per operation id on our side (design §6), so a retried or
+ * Runs an operation at most once per operation id on our side (docs/design.md §6), so a retried or
  * duplicated delivery is answered from the record instead of calling the provider again. Ours, so the
  * library behind it can be swapped; the provider's own {@code Idempotency-Key} remains the last line
  * (this guard is not exactly-once: see {@link PowertoolsOperationGuard}).

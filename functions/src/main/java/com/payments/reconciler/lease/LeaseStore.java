@@ -20,7 +20,7 @@ import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
 
 /**
- * A DynamoDB lease with a fencing token (design §3).
+ * A DynamoDB lease with a fencing token (docs/design.md §3).
  *
  * <p>The algorithm, in the manner of ShedLock's DynamoDB provider but fenced:
  * <ol>

@@ -15,7 +15,7 @@ import java.util.Map;
 public record Candidate(String authorisationId, long observedVersion, long amountMinor, String currency,
                         Instant authorisedAt, String shard) {
 
-    /** The business operation: every retry, redelivery and rerun reuses it (design §4). */
+    /** The business operation: every retry, redelivery and rerun reuses it (docs/design.md §4). */
     public String operationId() {
         return operationIdFor(authorisationId);
     }

@@ -17,7 +17,7 @@ import static com.payments.reconciler.store.Attr.s;
 
 /**
  * Reads authorisations still pending and authorised before the cutoff, one shard of the sparse
- * {@code pending-by-age} index at a time, in pages (design §5). The cutoff comes from the execution
+ * {@code pending-by-age} index at a time, in pages (docs/design.md §5). The cutoff comes from the execution
  * input, never the wall clock, so a rerun of a window decides the same way.
  */
 public final class CandidateFinder {

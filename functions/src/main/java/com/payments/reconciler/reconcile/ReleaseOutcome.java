@@ -4,7 +4,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.util.Map;
 
-/** What happened to one fenced release decision (design §4), classified from the cancellation reasons. */
+/** What happened to one fenced release decision (docs/design.md §4), classified from the cancellation reasons. */
 public sealed interface ReleaseOutcome {
 
     /** Decision and outbox command committed together; {@code recognisedAfterLostResponse} when a retry found our own command. */

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The five tables of design §2, and the attribute names each feature reads and writes.
+ * The five tables of docs/design.md §2, and the attribute names each feature reads and writes.
  * Attribute names live here, beside the schema, so a rename is one edit.
  */
 public final class Tables {

@@ -17,7 +17,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The execution input of one window (design §8): a pure function of the window and the deployed
+ * The execution input of one window (docs/design.md §8): a pure function of the window and the deployed
  * configuration, so the same occurrence always produces byte-identical input. Every task reads the
  * cutoff from here, never from its own clock, so a rerun decides exactly as the first run did.
  *

@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Deterministic execution names (design §8): {@code reconcile-{windowId}} for the scheduled run,
+ * Deterministic execution names (docs/design.md §8): {@code reconcile-{windowId}} for the scheduled run,
  * {@code reconcile-{windowId}-rerun-{n}} for manual reruns. Only {@code [0-9A-Za-z-]}, at most 80
  * characters: valid for Step Functions, searchable in the console, safe in logs. Step Functions keeps
  * a name unique per state machine for 90 days, which is what suppresses duplicate starts.
@@ -56,6 +56,14 @@ public record ExecutionName(WindowId window, int rerun) {
     public static ExecutionName require(String name, String field) {
         return parse(name).orElseThrow(() -> new InvalidInput(field,
                 "must be reconcile-YYYY-MM-DD or reconcile-YYYY-MM-DD-rerun-N, was '" + name + "'"));
+    }
+
+    /**
+     * The name part of an execution ARN ({@code arn:aws:states:region:account:execution:machine:name}), the same
+     * for any execution, ours or not.
+     */
+    public static String lastSegmentOf(String executionArn) {
+        return executionArn.substring(executionArn.lastIndexOf(':') + 1);
     }
 
     public boolean isRerun() {

@@ -11,7 +11,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Objects;
 
 /**
- * A nightly window: the schedule's nominal date in the schedule's time zone (design §8). Derived from
+ * A nightly window: the schedule's nominal date in the schedule's time zone (docs/design.md §8). Derived from
  * Scheduler's {@code <aws.scheduler.scheduled-time>}, which is the nominal time of the occurrence even
  * when a flexible time window delays the invocation, so every delivery of one occurrence names the
  * same window.

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.sfn.model.ExecutionListItem;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
- * Starts executions under deterministic names (design §8) and turns Step Functions' name rules into
+ * Starts executions under deterministic names (docs/design.md §8) and turns Step Functions' name rules into
  * duplicate-start suppression: a name that exists (running with the same input, closed, or with a
  * different input) is reported as "duplicate start suppressed" — logged with both inputs' hashes and
  * counted — never as a failure that would make Scheduler retry the same occurrence until its

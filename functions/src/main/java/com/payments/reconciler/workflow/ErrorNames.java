@@ -3,7 +3,7 @@ package com.payments.reconciler.workflow;
 import java.util.List;
 
 /**
- * Every error name the workflow reacts to (design §7), one meaning each. The handlers throw the
+ * Every error name the workflow reacts to (docs/design.md §7), one meaning each. The handlers throw the
  * {@link WorkflowError} subclasses named here; the ASL's Retry and Catch blocks match these strings,
  * and a test checks the two sets agree.
  *
@@ -65,7 +65,7 @@ public final class ErrorNames {
     }
 
     /**
-     * The error table (design §7 as decided; docs/decisions.md, "The error table is one definition"):
+     * The error table (docs/design.md §7 as decided; docs/decisions.md, "The error table is one definition"):
      * ErrorHandlingTest derives each Task's effective behaviour from the shipped ASL's Retry and Catch,
      * for every error its function can raise, and compares it with this.
      */

@@ -3,7 +3,7 @@ package com.payments.reconciler.workflow;
 import java.time.Duration;
 
 /**
- * One timing budget (design §7): the Lambda timeouts and memory the CDK stack deploys, the lease and
+ * One timing budget (docs/design.md §10): the Lambda timeouts and memory the CDK stack deploys, the lease and
  * renewal cadence the handlers use, the provider timeouts and the idempotency expiry. The ASL's
  * {@code TimeoutSeconds} and retry horizons are checked against these by {@code TimingBudgetTest}.
  */

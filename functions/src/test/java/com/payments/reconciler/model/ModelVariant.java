@@ -6,7 +6,7 @@ import java.util.Optional;
 enum ModelVariant {
     /** The protocol as built: lease owner and epoch checked inside the transaction. */
     FENCED(Search.DEPTH_FIRST),
-    /** Fenced, with the acquire condition as design.md §3 words it: a lost-response retry may bump the epoch again. */
+    /** Fenced, with the acquire condition as the original design contract worded it (docs/design.md §3): a lost-response retry may bump the epoch again. */
     REBUMP_ON_RETRY(Search.DEPTH_FIRST),
     /** Negative control: the lease check removed from the transaction. */
     UNFENCED(Search.BREADTH_FIRST),

@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.testing.Fence;
 import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.LeaseToken;
@@ -31,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Batched protected writes (design §4): one lease check and many releases or marks per transaction; a
+ * Batched protected writes (docs/design.md §4): one lease check and many releases or marks per transaction; a
  * cancelled batch is split by its cancellation reasons, every item ends with its own outcome, and a
  * takeover refuses the whole batch.
  */
@@ -216,7 +217,7 @@ class FencedBatchTest {
     }
 
     private Worker leader(String name, DynamoDbClient client) {
-        Worker worker = new Worker(name, client, engine.tables(), clock, LEASE, 1, FencedWriter.Fence.LEASE_CHECKED);
+        Worker worker = new Worker(name, client, engine.tables(), clock, LEASE, 1, Fence.LEASE_CHECKED);
         assertThat(worker.acquire()).isInstanceOf(AcquireResult.Acquired.class);
         return worker;
     }

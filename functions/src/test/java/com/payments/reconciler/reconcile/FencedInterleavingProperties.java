@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.testing.Fence;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.testing.InterleavingHarness;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Random interleavings of workers over the real store: I1–I5 must hold after every run
- * (design §9), and the same harness without the lease check must be able to find a violation.
+ * (docs/design.md §9), and the same harness without the lease check must be able to find a violation.
  */
 class FencedInterleavingProperties {
 
@@ -59,7 +60,7 @@ class FencedInterleavingProperties {
 
     @Property(tries = 200, seed = "20261202")
     void invariantsHoldForEveryInterleaving(@ForAll long seed) {
-        InterleavingHarness.Outcome outcome = new InterleavingHarness(engine, FencedWriter.Fence.LEASE_CHECKED,
+        InterleavingHarness.Outcome outcome = new InterleavingHarness(engine, Fence.LEASE_CHECKED,
                 FencedInterleavingProperties::faults).run(seed);
         assertThat(outcome.report().violations()).as("seed %d, trace %s", seed, outcome.trace()).isEmpty();
         closeClients();
@@ -72,7 +73,7 @@ class FencedInterleavingProperties {
      */
     @Example
     void withoutTheLeaseCheckTheSameHarnessFindsAStaleCommit() {
-        InterleavingHarness harness = new InterleavingHarness(engine, FencedWriter.Fence.UNFENCED_NEGATIVE_CONTROL,
+        InterleavingHarness harness = new InterleavingHarness(engine, Fence.UNFENCED_NEGATIVE_CONTROL,
                 FencedInterleavingProperties::faults);
         List<String> found = new ArrayList<>();
         for (long seed = 1; seed <= CONTROL_SEEDS && found.isEmpty(); seed++) {

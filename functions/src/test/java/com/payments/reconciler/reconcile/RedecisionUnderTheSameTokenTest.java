@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.testing.Fence;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.faults.DynamoFaults;
@@ -38,7 +39,7 @@ class RedecisionUnderTheSameTokenTest {
         DynamoFaults tokens = DynamoFaults.builder(1).clock(clock).build();
         new Ingestion(engine.client(), engine.tables(), 1).authorise("x", 1_000, CUTOFF.minusSeconds(60));
         Worker worker = new Worker("w", engine.clientWithoutBackoff(tokens), engine.tables(), clock, Duration.ofMinutes(5), 1,
-                FencedWriter.Fence.LEASE_CHECKED);
+                Fence.LEASE_CHECKED);
         assertThat(worker.acquire()).isInstanceOf(AcquireResult.Acquired.class);
         Candidate x = worker.readAll(CUTOFF, 10).getFirst();
 
@@ -59,7 +60,7 @@ class RedecisionUnderTheSameTokenTest {
         ingestion.authorise("x", 1_000, CUTOFF.minusSeconds(60));
         ingestion.authorise("y", 2_000, CUTOFF.minusSeconds(30));
         Worker worker = new Worker("w", engine.client(), engine.tables(), clock, Duration.ofMinutes(5), 1,
-                FencedWriter.Fence.LEASE_CHECKED);
+                Fence.LEASE_CHECKED);
         assertThat(worker.acquire()).isInstanceOf(AcquireResult.Acquired.class);
         List<Candidate> batch = worker.readAll(CUTOFF, 10);
         FencedWriter task = new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), NO_WAIT);
@@ -76,11 +77,11 @@ class RedecisionUnderTheSameTokenTest {
 
     @Test
     void aTokenIsStableWithinOneAttemptAndDiffersAcrossAttemptsAndCancellations() {
-        String first = FencedWriter.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-1", 0);
+        String first = BatchRounds.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-1", 0);
 
-        assertThat(first).hasSizeLessThanOrEqualTo(36).isEqualTo(FencedWriter.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-1", 0));
-        assertThat(FencedWriter.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-2", 0)).isNotEqualTo(first);
-        assertThat(FencedWriter.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-1", 1)).isNotEqualTo(first);
-        assertThat(FencedWriter.requestToken("release-hold:x@1,release-hold:y@3", 5, "invocation-1", 0)).isNotEqualTo(first);
+        assertThat(first).hasSizeLessThanOrEqualTo(36).isEqualTo(BatchRounds.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-1", 0));
+        assertThat(BatchRounds.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-2", 0)).isNotEqualTo(first);
+        assertThat(BatchRounds.requestToken("release-hold:x@1,release-hold:y@3", 4, "invocation-1", 1)).isNotEqualTo(first);
+        assertThat(BatchRounds.requestToken("release-hold:x@1,release-hold:y@3", 5, "invocation-1", 0)).isNotEqualTo(first);
     }
 }

@@ -1,5 +1,6 @@
 package com.payments.reconciler.reconcile;
 
+import com.payments.reconciler.testing.Fence;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.store.Tables.Authorisations;
@@ -54,8 +55,8 @@ class TuesdayNightIncidentTest {
         for (int i = 1; i <= 4; i++) {
             ingestion.authorise("other-" + i, 1_000 + i, CUTOFF.minus(Duration.ofHours(i)));
         }
-        a = new Worker("worker-A", engine.client(), engine.tables(), clock, LEASE, SHARDS, FencedWriter.Fence.LEASE_CHECKED);
-        b = new Worker("worker-B", engine.client(), engine.tables(), clock, LEASE, SHARDS, FencedWriter.Fence.LEASE_CHECKED);
+        a = new Worker("worker-A", engine.client(), engine.tables(), clock, LEASE, SHARDS, Fence.LEASE_CHECKED);
+        b = new Worker("worker-B", engine.client(), engine.tables(), clock, LEASE, SHARDS, Fence.LEASE_CHECKED);
     }
 
     @Test

@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Design §4: "There is no other write path." Reads the compiled production classes and lists every call
+ * docs/design.md §4: "There is no other write path." Reads the compiled production classes and lists every call
  * to a {@link DynamoDbClient} method that can change an item. Only three classes may make one:
  * {@link FencedWriter} (every business write of the leader, lease-checked in the same transaction),
  * {@link LeaseStore} (the lease item itself, by its own conditional updates), and {@link IngestStore}, the card

@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Pins the DynamoDB behaviour the design relies on (design §3–§5), against the local engine as the tests
+ * Pins the DynamoDB behaviour the design relies on (docs/design.md §3–§5), against the local engine as the tests
  * and the local job run it: moto through the launcher, with the item-level transaction rollback patch.
  * Where moto differs from documented DynamoDB behaviour, the test says so and pins moto's behaviour too,
  * so a moto upgrade that changes it is noticed; the list is in {@code docs/emulator-differences.md}.

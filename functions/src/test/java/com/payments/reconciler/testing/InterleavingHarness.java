@@ -44,13 +44,13 @@ public final class InterleavingHarness {
     private static final int SHARDS = 2;
 
     private final LocalDynamo.Engine engine;
-    private final FencedWriter.Fence fence;
+    private final Fence fence;
     private final LongFunction<List<ExecutionInterceptor>> faults;
 
     /**
      * @param faults interceptors for a worker's client, given a seed (the fault layer), or none
      */
-    public InterleavingHarness(LocalDynamo.Engine engine, FencedWriter.Fence fence, LongFunction<List<ExecutionInterceptor>> faults) {
+    public InterleavingHarness(LocalDynamo.Engine engine, Fence fence, LongFunction<List<ExecutionInterceptor>> faults) {
         this.engine = engine;
         this.fence = fence;
         this.faults = faults;
@@ -164,7 +164,7 @@ public final class InterleavingHarness {
     /** The operator's rerun: a fresh leader, after every lease has expired, decides whatever is left. */
     private void finishWindow(MutableClock clock) {
         clock.advance(LEASE.plusSeconds(1));
-        Worker last = new Worker("final", engine.client(), engine.tables(), clock, LEASE, SHARDS, FencedWriter.Fence.LEASE_CHECKED);
+        Worker last = new Worker("final", engine.client(), engine.tables(), clock, LEASE, SHARDS, Fence.LEASE_CHECKED);
         if (!(last.acquire() instanceof AcquireResult.Acquired)) {
             throw new AssertionError("the final leader could not acquire an expired lease");
         }

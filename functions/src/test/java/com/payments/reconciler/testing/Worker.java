@@ -37,12 +37,12 @@ public final class Worker {
     private int attempt;
 
     public Worker(String name, DynamoDbClient dynamo, TableNames tables, Clock clock, Duration leaseDuration, int shards,
-                  FencedWriter.Fence fence) {
+                  Fence fence) {
         this.name = name;
         this.leases = new LeaseStore(dynamo, tables.leases(), leaseDuration);
         this.finder = new CandidateFinder(dynamo, tables.authorisations());
-        this.writer = new FencedWriter(dynamo, tables, new Backoff(name.hashCode(), d -> { }, 6,
-                Duration.ofMillis(1), Duration.ofMillis(5)), fence);
+        this.writer = new FencedWriter(fence.writerClient(dynamo, tables), tables, new Backoff(name.hashCode(), d -> { }, 6,
+                Duration.ofMillis(1), Duration.ofMillis(5)));
         this.clock = clock;
         this.shards = shards;
     }

@@ -18,7 +18,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 
-/** Window ids, execution names and inputs: valid, deterministic, distinct (design §8). */
+/** Window ids, execution names and inputs: valid, deterministic, distinct (docs/design.md §8). */
 class WindowNamingProperties {
 
     private static final String[] ZONES = {"UTC", "Europe/London", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Sydney", "Pacific/Chatham"};

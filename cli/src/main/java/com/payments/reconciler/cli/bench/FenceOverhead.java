@@ -4,6 +4,7 @@ import com.payments.reconciler.cli.local.SyntheticData;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.local.faults.UnfencedControl;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.CandidateFinder;
 import com.payments.reconciler.reconcile.FencedWriter;
@@ -24,7 +25,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * Releases per second through the real {@link FencedWriter} transaction, in the batches ReconcilePage sends
  * ({@link FencedWriter#RELEASES_PER_TRANSACTION} per transaction), with the lease ConditionCheck
- * ({@link FencedWriter.Fence#LEASE_CHECKED}) and without it ({@link FencedWriter.Fence#UNFENCED_NEGATIVE_CONTROL},
+ * and without it (the same writer sending through {@link UnfencedControl}, which strips the check on the wire:
  * what a plain lock-client design writes), on the same engine, the same tables and the same kind of
  * data: the authorisations are split alternately between the two variants, and repetitions alternate
  * which variant goes first (ABBA), so drift of the engine or the machine falls on both alike.
@@ -70,9 +71,9 @@ public final class FenceOverhead {
             case AcquireResult.Acquired acquired -> acquired.lease().token();
             case AcquireResult other -> throw new IllegalStateException("the benchmark's lease was not acquired: " + other);
         };
-        Variant fenced = new Variant(new FencedWriter(dynamo, tables, Backoff.standard(settings.seed()), FencedWriter.Fence.LEASE_CHECKED), fencedData, lease);
-        Variant unfenced = new Variant(new FencedWriter(dynamo, tables, Backoff.standard(settings.seed() + 1),
-                FencedWriter.Fence.UNFENCED_NEGATIVE_CONTROL), unfencedData, lease);
+        Variant fenced = new Variant(new FencedWriter(dynamo, tables, Backoff.standard(settings.seed())), fencedData, lease);
+        Variant unfenced = new Variant(new FencedWriter(new UnfencedControl(dynamo, tables.leases()), tables,
+                Backoff.standard(settings.seed() + 1)), unfencedData, lease);
         fenced.run(WARM_UP);
         unfenced.run(WARM_UP);
 

@@ -28,7 +28,7 @@ import java.util.concurrent.Future;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * The hot lease item (design §10), simulated: {@code workers} shard writers (a Distributed Map over
+ * The hot lease item (docs/design.md §11), simulated: {@code workers} shard writers (a Distributed Map over
  * shards) each run real fenced transactions through {@link FencedWriter} against the local engine; shard
  * {@code s} checks fence replica {@code s mod K}. DynamoDB cancels a transaction with
  * {@code TransactionConflict} when an item it names is part of another ongoing transaction, so every

@@ -568,7 +568,7 @@ public final class ChaosCampaign {
             if (e.statusCode() != 500) {
                 throw e;
             }
-            trace.add("moto could not serialise the history of " + executionArn.substring(executionArn.lastIndexOf(':') + 1)
+            trace.add("moto could not serialise the history of " + ExecutionName.lastSegmentOf(executionArn)
                     + " (HTTP 500); following its status only");
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (System.nanoTime() < deadline) {
@@ -637,7 +637,7 @@ public final class ChaosCampaign {
     }
 
     private static String name(ExecutionFollower.Followed f) {
-        return f.executionArn().substring(f.executionArn().lastIndexOf(':') + 1);
+        return ExecutionName.lastSegmentOf(f.executionArn());
     }
 
     private static List<String> taskFailures(List<HistoryEvent> events) {

@@ -151,7 +151,7 @@ public final class LocalPipeline implements AutoCloseable {
     private final TableNames tables;
     /** Present when the functions run in sandboxes from the template. */
     private final Optional<TemplateHosting> sandboxes;
-    private final AwsClients handlerAws;
+    private final HandlerClients handlerAws;
     private final AwsClients operatorAws;
     private final DynamoDbClient dynamo;
     private final SfnClient sfn;
@@ -169,7 +169,7 @@ public final class LocalPipeline implements AutoCloseable {
         this.tables = sandboxes.map(TemplateHosting::tables).orElse(TABLES);
         this.moto = moto;
         this.provider = provider;
-        this.handlerAws = new LocalAwsClients(moto.endpoint(), options.dynamoInterceptors());
+        this.handlerAws = new HandlerClients(new LocalAwsClients(moto.endpoint(), options.dynamoInterceptors()));
         this.operatorAws = new LocalAwsClients(moto.endpoint(), List.of());
         this.dynamo = operatorAws.dynamo();
         this.sfn = operatorAws.sfn();
@@ -237,6 +237,11 @@ public final class LocalPipeline implements AutoCloseable {
         registerHandlers();
     }
 
+    /** SDK clients held by the registered in-process handlers (one generation: older ones are closed on reset). */
+    public int openHandlerClients() {
+        return handlerAws.open();
+    }
+
     public Map<String, String> handlerEnvironment() {
         Map<String, String> env = new HashMap<>(options.env());
         TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, tables.nameOf(schema)));
@@ -257,6 +262,7 @@ public final class LocalPipeline implements AutoCloseable {
             return;
         }
         LocalLambdaEndpoint inProcess = (LocalLambdaEndpoint) lambda;
+        handlerAws.retireAll();
         HandlerEnvironment env = new HandlerEnvironment(handlerEnvironment(), handlerAws, options.clock());
         for (LambdaFunction function : LambdaFunction.values()) {
                 inProcess.register(function, instantiate(function, env));
@@ -398,6 +404,7 @@ public final class LocalPipeline implements AutoCloseable {
     @Override
     public void close() {
         try {
+            handlerAws.retireAll();
             provider.close();
         } finally {
             try {

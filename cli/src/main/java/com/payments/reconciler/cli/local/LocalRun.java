@@ -49,7 +49,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
 /**
- * {@code bin/reconciler local}: one nightly window end to end on the local engines (design §11). The
+ * {@code bin/reconciler local}: one nightly window end to end on the local engines (docs/design.md §12). The
  * Scheduler event goes to StartWindow through the Lambda Invoke API (twice, as Scheduler may deliver
  * it), the execution runs the shipped ASL in moto, and the report's invariants are checked from the
  * stored tables and the provider's effect log. Scenarios replay the failure modes the design is for.
@@ -203,7 +203,7 @@ public final class LocalRun {
     }
 
     private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected) {
-        String name = executionArn.substring(executionArn.lastIndexOf(':') + 1);
+        String name = ExecutionName.lastSegmentOf(executionArn);
         console.accept("following " + name);
         HistoryRenderer renderer = new HistoryRenderer(wall.instant());
         Progress progress = new Progress(expected.due(), console);
@@ -298,7 +298,7 @@ public final class LocalRun {
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
         JsonNode reconcile = summary.path("reconcile");
         long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
-        String name = last.executionArn().substring(last.executionArn().lastIndexOf(':') + 1);
+        String name = ExecutionName.lastSegmentOf(last.executionArn());
         // The night's cost: the ingestion before it is reported on its own (RunReport.Ingestion).
         long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
                 .mapToLong(e -> e.getValue().longValue()).sum();

@@ -3,7 +3,7 @@ package com.payments.reconciler.cli.report;
 import java.util.Map;
 
 /**
- * The local run's report, exactly the object of design §11: what {@code bin/reconciler local --json}
+ * The local run's report (docs/design.md §12): what {@code bin/reconciler local --json}
  * prints on stdout. Counts come from the run's summary, fenced refusals from the execution histories,
  * costs from what the local engines counted, and the invariants from the stored tables and the
  * provider's effect log, never from the workers' own claims. {@code engine} says how the functions ran:

@@ -21,7 +21,7 @@ import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * {@code --dump-state DIR} (design §11): {@code tables.jsonl}, one line per item as plain JSON, and
+ * {@code --dump-state DIR} (docs/design.md §12): {@code tables.jsonl}, one line per item as plain JSON, and
  * {@code provider-effects.jsonl}, one line per operation id, so anyone can check the invariants
  * without trusting the job's own verdict.
  */

@@ -98,9 +98,10 @@ public final class MotoServer implements AutoCloseable {
 
     /** Fails with one clear line when the machine lacks python3 or moto. */
     public static void requireMoto() {
+        String version;
         try {
-            Process check = new ProcessBuilder("python3", "-c", "import moto, werkzeug").redirectErrorStream(true).start();
-            check.getInputStream().readAllBytes();
+            Process check = new ProcessBuilder("python3", "-c", "import moto, werkzeug; print(moto.__version__)").redirectErrorStream(true).start();
+            version = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (!check.waitFor(30, TimeUnit.SECONDS) || check.exitValue() != 0) {
                 throw new IllegalStateException(MISSING);
             }
@@ -110,10 +111,22 @@ public final class MotoServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(MISSING, e);
         }
+        requireVersion(version);
     }
 
+    /** The launcher's patches replace moto internals by name: another version may not have them, or not do what they replace. */
+    static void requireVersion(String found) {
+        if (!REQUIRED_VERSION.equals(found)) {
+            throw new IllegalStateException("The local engines need moto " + REQUIRED_VERSION + " (the launcher patches its internals); python3 has moto "
+                    + (found.isEmpty() ? "of an unknown version" : found) + ".");
+        }
+    }
+
+    /** The moto the patches in this package were written and tested against. */
+    public static final String REQUIRED_VERSION = "5.2.1";
+
     private static final String MISSING =
-            "The local engines need python3 with moto 5.2.1 (import moto, werkzeug) on PATH; it is part of the machine image and cannot be installed from here.";
+            "The local engines need python3 with moto " + REQUIRED_VERSION + " (import moto, werkzeug) on PATH; it is part of the machine image and cannot be installed from here.";
 
     private void awaitReady(Path workDir) throws IOException {
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));

@@ -1,0 +1,197 @@
+package com.payments.reconciler.reconcile;
+
+import com.payments.reconciler.lease.LeaseToken;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.Leases;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.store.Tables.Settlements;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.Update;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static com.payments.reconciler.store.Attr.n;
+import static com.payments.reconciler.store.Attr.s;
+
+/**
+ * The items of the protected write (docs/design.md §4), built as values: the lease check first, then three items
+ * per release or one per delivery mark. {@link Cancellations} reads the cancellation reasons by the same layout.
+ * There is no way to build a transaction without the lease check: the negative controls remove it in the harness,
+ * on the wire, never here.
+ */
+final class ProtectedWriteItems {
+
+    /** DynamoDB's limit on the actions of one TransactWriteItems. */
+    static final int TRANSACTION_ITEM_LIMIT = 100;
+    /** Where the lease check sits in every transaction. */
+    static final int LEASE_CHECK = 0;
+    static final int FIRST_BATCH_ITEM = LEASE_CHECK + 1;
+    static final int ITEMS_PER_RELEASE = 3;
+    /** Offsets of a release's items from its first one. */
+    static final int AUTHORISATION_ITEM = 0;
+    static final int SETTLEMENT_ITEM = 1;
+    static final int COMMAND_ITEM = 2;
+
+    // I1: a write commits only while the lease is held by this owner at this epoch.
+    static final String LEASE_HELD_BY_US = "#owner = :owner AND epoch = :epoch";
+    // Optimistic concurrency: the decision was made on this version, and it must still be AUTHORISED.
+    static final String STILL_AS_OBSERVED = "version = :observed AND #state = :authorised";
+    static final String REQUEST_RELEASE = "SET #state = :releaseRequested, version = version + :one REMOVE pendingShard";
+    // I3: never release an authorisation that has a settlement.
+    static final String NOT_SETTLED = "attribute_not_exists(authorisationId)";
+    // I2: one command per business operation, whoever issues it.
+    static final String NEW_COMMAND = "attribute_not_exists(operationId)";
+    // A command is finalised once: a second leader's delivery of the same operation leaves the first record.
+    static final String STILL_PENDING = "#status = :pending";
+    static final String RECORD_DELIVERY =
+            "SET #status = :final, deliveredAt = :now, deliveredEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
+    // I3 at the provider call: a command whose authorisation settled ends unsent, with the settlement it saw.
+    static final String END_UNSENT =
+            "SET #status = :final, endedAt = :now, endedEpoch = :epoch, settledAt = :settledAt, #detail = :detail REMOVE deliveryShard";
+    // Parked for a person: out of the pending index, into the parked one; parkedShard is where a requeue puts it back.
+    static final String PARK =
+            "SET #status = :final, parkedStatus = :final, endedAt = :now, endedEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail, "
+                    + "parkedShard = :shard REMOVE deliveryShard";
+
+    private final TableNames tables;
+
+    ProtectedWriteItems(TableNames tables) {
+        this.tables = tables;
+    }
+
+    /** The lease check, then each candidate's decision: RELEASE_REQUESTED, no settlement, a new PENDING command. */
+    List<TransactWriteItem> releases(LeaseToken lease, List<Candidate> round, String windowId, Instant now) {
+        List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + ITEMS_PER_RELEASE * round.size());
+        items.add(leaseCheck(lease));
+        round.forEach(candidate -> items.addAll(release(lease, candidate, windowId, now)));
+        return items;
+    }
+
+    /** The lease check, then one conditional update per mark. */
+    List<TransactWriteItem> marks(LeaseToken lease, List<DeliveryMark> round, Instant now) {
+        List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + round.size());
+        items.add(leaseCheck(lease));
+        round.forEach(mark -> items.add(mark(lease, mark, now)));
+        return items;
+    }
+
+    private TransactWriteItem leaseCheck(LeaseToken lease) {
+        return TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                .tableName(tables.leases())
+                .key(Map.of(Leases.LEASE_NAME, s(lease.leaseName())))
+                .conditionExpression(LEASE_HELD_BY_US)
+                .expressionAttributeNames(Map.of("#owner", Leases.OWNER))
+                .expressionAttributeValues(Map.of(":owner", s(lease.ownerId()), ":epoch", n(lease.epoch())))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build();
+    }
+
+    private List<TransactWriteItem> release(LeaseToken lease, Candidate candidate, String windowId, Instant now) {
+        List<TransactWriteItem> items = new ArrayList<>(ITEMS_PER_RELEASE);
+        items.add(TransactWriteItem.builder().update(Update.builder()
+                .tableName(tables.authorisations())
+                .key(Map.of(Authorisations.AUTHORISATION_ID, s(candidate.authorisationId())))
+                .conditionExpression(STILL_AS_OBSERVED)
+                .updateExpression(REQUEST_RELEASE)
+                .expressionAttributeNames(Map.of("#state", Authorisations.STATE))
+                .expressionAttributeValues(Map.of(":observed", n(candidate.observedVersion()),
+                        ":authorised", s(Authorisations.STATE_AUTHORISED),
+                        ":releaseRequested", s(Authorisations.STATE_RELEASE_REQUESTED), ":one", n(1)))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build());
+        items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                .tableName(tables.settlements())
+                .key(Map.of(Settlements.AUTHORISATION_ID, s(candidate.authorisationId())))
+                .conditionExpression(NOT_SETTLED)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build());
+        Map<String, AttributeValue> command = new LinkedHashMap<>();
+        command.put(ReleaseCommands.OPERATION_ID, s(candidate.operationId()));
+        command.put(ReleaseCommands.AUTHORISATION_ID, s(candidate.authorisationId()));
+        command.put(ReleaseCommands.STATUS, s(ReleaseCommands.STATUS_PENDING));
+        command.put(ReleaseCommands.EPOCH, n(lease.epoch()));
+        command.put(ReleaseCommands.ISSUED_BY, s(lease.ownerId()));
+        command.put(ReleaseCommands.WINDOW_ID, s(windowId));
+        command.put(ReleaseCommands.CREATED_AT, n(now.toEpochMilli()));
+        command.put(ReleaseCommands.ATTEMPTS, n(0));
+        command.put(ReleaseCommands.AMOUNT_MINOR, n(candidate.amountMinor()));
+        command.put(ReleaseCommands.CURRENCY, s(candidate.currency()));
+        command.put(ReleaseCommands.DELIVERY_SHARD, s(candidate.shard()));
+        items.add(TransactWriteItem.builder().put(Put.builder()
+                .tableName(tables.releaseCommands())
+                .item(command)
+                .conditionExpression(NEW_COMMAND)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build());
+        return items;
+    }
+
+    private TransactWriteItem mark(LeaseToken lease, DeliveryMark mark, Instant now) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":pending", s(ReleaseCommands.STATUS_PENDING),
+                ":now", n(now.toEpochMilli()), ":epoch", n(lease.epoch())));
+        String expression;
+        String status;
+        String detailAttribute;
+        String detail;
+        switch (mark.result()) {
+            case DeliveryRecord.Result.Delivered d -> {
+                expression = RECORD_DELIVERY;
+                status = ReleaseCommands.STATUS_DELIVERED;
+                values.put(":attempts", n(mark.attempts()));
+                detailAttribute = ReleaseCommands.PROVIDER_REFERENCE;
+                detail = d.providerReference();
+            }
+            case DeliveryRecord.Result.Rejected r -> {
+                expression = RECORD_DELIVERY;
+                status = ReleaseCommands.STATUS_REJECTED;
+                values.put(":attempts", n(mark.attempts()));
+                detailAttribute = ReleaseCommands.REJECTION_REASON;
+                detail = r.code() + ": " + r.reason();
+            }
+            case DeliveryRecord.Result.CancelledSettled c -> {
+                expression = END_UNSENT;
+                status = ReleaseCommands.STATUS_CANCELLED_SETTLED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = "its authorisation settled at " + c.settledAt() + ", before delivery";
+                values.put(":settledAt", n(c.settledAt().toEpochMilli()));
+            }
+            case DeliveryRecord.Result.Quarantined q -> {
+                expression = PARK;
+                status = ReleaseCommands.STATUS_QUARANTINED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = q.answer();
+                values.put(":shard", n(q.shard()));
+                values.put(":attempts", n(mark.attempts()));
+            }
+            case DeliveryRecord.Result.Escalated e -> {
+                expression = PARK;
+                status = ReleaseCommands.STATUS_ESCALATED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = e.reason();
+                values.put(":shard", n(e.shard()));
+                values.put(":attempts", n(mark.attempts()));
+            }
+        }
+        values.put(":final", s(status));
+        values.put(":detail", s(detail));
+        return TransactWriteItem.builder().update(Update.builder()
+                .tableName(tables.releaseCommands())
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(mark.operationId())))
+                .conditionExpression(STILL_PENDING)
+                .updateExpression(expression)
+                .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS, "#detail", detailAttribute))
+                .expressionAttributeValues(values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build();
+    }
+}
