@@ -8,6 +8,7 @@ import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.workflow.Json;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * Settlements arriving while a night runs, as the card platform sends them: {@code settlement.posted} events through
  * the local ingestion queue and the real IngestEvents, each published twice and all in a shuffled order (a standard
  * queue delivers at least once and unordered). {@code settledAt} is the harness clock's now, which the audit compares
- * with the provider's effects (I3 at the call).
+ * with the provider's effects (I3 at the call). A settlement not applied in the queue's {@code maxReceiveCount} receives
+ * stops the schedule rather than leaving the night without it.
  */
 public final class SettlementFeed implements AutoCloseable {
 
@@ -44,7 +46,8 @@ public final class SettlementFeed implements AutoCloseable {
 
     /** Settles each authorisation (one event each, the k-th of an id its own event), duplicated and reordered. */
     public synchronized PlatformFeed.Tally settle(List<String> authorisationIds) {
-        Instant now = clock.instant();
+        // The contract refuses instants finer than a millisecond (the tables hold epoch milliseconds).
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         List<String> bodies = new ArrayList<>();
         for (int k = 0; k < authorisationIds.size(); k++) {
             String body = settlement(authorisationIds.get(k), "mid-run-" + k, now);
@@ -58,7 +61,14 @@ public final class SettlementFeed implements AutoCloseable {
             bodies.set(j, swap);
         }
         long before = PlatformFeed.appliedEvents(StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
-        return feed.feed(bodies, before, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+        PlatformFeed.Tally tally = feed.feed(bodies, before, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+        if (tally.rejected() > 0) {
+            // Valid settlements are never refused: a rejection here is a harness defect that would quietly leave the
+            // night without the settlements it is meant to race (the reason is in IngestEvents' log, by message id).
+            throw new IllegalStateException(tally.rejected() + " of the mid-run settlement events were not applied in "
+                    + queue.spec().maxReceiveCount() + " receives and went to the dead-letter queue");
+        }
+        return tally;
     }
 
     /** The settlement of an authorisation, for its stored amount and currency. */
