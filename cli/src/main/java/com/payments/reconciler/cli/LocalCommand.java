@@ -149,6 +149,12 @@ final class LocalCommand implements Callable<Integer> {
         out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
                 r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
         out.println("┌──────────────────────────┬────────────┐");
+        row(out, "events published", r.ingestion().published());
+        row(out, "events accepted", r.ingestion().accepted());
+        row(out, "events duplicate", r.ingestion().duplicates());
+        row(out, "events rejected", r.ingestion().rejected());
+        row(out, "events dead-lettered", r.ingestion().deadLettered());
+        out.println("├──────────────────────────┼────────────┤");
         row(out, "authorisations", r.counts().authorisations());
         row(out, "candidates decided", r.counts().candidates());
         row(out, "releases requested", r.counts().releaseRequested());

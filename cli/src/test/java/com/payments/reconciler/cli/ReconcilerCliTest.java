@@ -74,7 +74,10 @@ class ReconcilerCliTest {
         Path sandboxLogs = BUILD.resolve("cli-local").resolve("lambda").resolve("sandboxes");
         assertThat(Files.readString(sandboxLogs.resolve("AcquireLease-1.log"))).contains("lease hold-release-reconciler acquired");
         assertThat(Files.readString(sandboxLogs.resolve("ReconcilePage-1.log"))).contains("\"CloudWatchMetrics\"");
-        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine", "provider");
+        assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine", "provider",
+                "ingestion");
+        assertThat(fieldNames(report.get("ingestion"))).containsExactly("published", "accepted", "duplicates", "rejected",
+                "deadLettered", "receives", "invocations");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "quarantined", "escalated", "backlogLeft");
         assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",

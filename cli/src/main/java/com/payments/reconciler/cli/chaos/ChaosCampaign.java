@@ -9,6 +9,8 @@ import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.PipelineEvidence;
 import com.payments.reconciler.cli.local.ShiftableClock;
 import com.payments.reconciler.cli.local.SyntheticData;
+import com.payments.reconciler.cli.ingest.PlatformFeed;
+import com.payments.reconciler.cli.ingest.SettlementFeed;
 import com.payments.reconciler.cli.local.WritePause;
 import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.faults.FaultSpec;
@@ -19,7 +21,6 @@ import com.payments.reconciler.cli.report.StateDump;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables;
 import com.payments.reconciler.store.Tables.Leases;
-import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
@@ -75,6 +76,9 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  * on its seed only and {@link #replay} reproduces it.
  */
 public final class ChaosCampaign {
+
+    /** Keeps the settlement events' order apart from the schedule's other draws. */
+    private static final long SETTLEMENT_ORDER = 0x5E77_1ED0L;
 
     private static final WindowConfig CONFIG = WindowConfig.defaults();
     /** Enough for any window the faults leave incomplete: faults are off while the operator completes it. */
@@ -342,7 +346,9 @@ public final class ChaosCampaign {
             pipeline.provider().forceNext(op, fault);
             trace.add("provider will answer " + op + " with " + fault + " (if a request for it comes)");
         }
-        pipeline.hook(new ScheduleHook(pipeline, clock, s, random, pause, quota, faults, trace));
+        // Issue 18: settlements arrive as the platform's events, through the ingestion queue and IngestEvents.
+        SettlementFeed settlements = SettlementFeed.open(pipeline, clock, s.seed() ^ SETTLEMENT_ORDER);
+        pipeline.hook(new ScheduleHook(pipeline, settlements, s, random, pause, quota, faults, trace));
         try {
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
             WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "chaos", line -> { }));
@@ -365,7 +371,7 @@ public final class ChaosCampaign {
                 trace.add(first.executionName() + " frozen before its release decision for " + pause.heldAuthorisationId()
                         + "; clock advanced past its lease");
                 if (s.settleWhileFrozen()) {
-                    settle(pipeline, clock, pause.heldAuthorisationId());
+                    settle(settlements, List.of(pause.heldAuthorisationId()), trace);
                     faults.merge("settlement-during-run", 1L, Long::sum);
                     trace.add("settlement arrives for " + pause.heldAuthorisationId() + " while its decision is frozen");
                 }
@@ -459,6 +465,7 @@ public final class ChaosCampaign {
             }
             return new Outcome(new LinkedHashMap<>(faults), superseded, reruns, found, List.copyOf(trace), sequence, mutantEffects);
         } finally {
+            settlements.close();
             mutantSlot.clear();
             proxy.configure(null, line -> { });
             if (pause != null) {
@@ -478,7 +485,7 @@ public final class ChaosCampaign {
      */
     private static final class ScheduleHook implements InvocationHook {
         private final LocalPipeline pipeline;
-        private final Clock clock;
+        private final SettlementFeed settlements;
         private final ChaosSchedule s;
         private final SplittableRandom random;
         private final WritePause pause;
@@ -493,10 +500,10 @@ public final class ChaosCampaign {
         private final LambdaFunction failing;
         private final LambdaFunction resumeBefore;
 
-        ScheduleHook(LocalPipeline pipeline, Clock clock, ChaosSchedule s, SplittableRandom random, WritePause pause,
+        ScheduleHook(LocalPipeline pipeline, SettlementFeed settlements, ChaosSchedule s, SplittableRandom random, WritePause pause,
                      RequestQuota quota, Map<String, Long> faults, List<String> trace) {
             this.pipeline = pipeline;
-            this.clock = clock;
+            this.settlements = settlements;
             this.s = s;
             this.random = random;
             this.pause = pause;
@@ -542,15 +549,15 @@ public final class ChaosCampaign {
                 }
             }
             if (function == LambdaFunction.RECONCILE_PAGE && s.settlementsDuringRun() > 0 && settlementsSent.compareAndSet(false, true)) {
+                List<String> ids = new ArrayList<>();
                 for (int k = 0; k < s.settlementsDuringRun(); k++) {
-                    String id;
                     synchronized (random) {
-                        id = SyntheticData.authorisationId(random.nextInt(s.authorisations()));
+                        ids.add(SyntheticData.authorisationId(random.nextInt(s.authorisations())));
                     }
-                    settle(pipeline, clock, id);
-                    trace.add("settlement arrives for " + id + " as the first page starts");
+                    trace.add("settlement arrives for " + ids.getLast() + " as the first page starts");
                     faults.merge("settlement-during-run", 1L, Long::sum);
                 }
+                settle(settlements, ids, trace);
             }
             if (pause != null && function == resumeBefore && pause.holding() && isRerun(payload)) {
                 if (pause.resume()) {
@@ -608,10 +615,10 @@ public final class ChaosCampaign {
         return (firstStop == null || secondStart.isBefore(firstStop)) && (secondStop == null || firstStart.isBefore(secondStop));
     }
 
-    private static void settle(LocalPipeline pipeline, Clock clock, String authorisationId) {
-        pipeline.dynamo().putItem(b -> b.tableName(pipeline.tables().settlements()).item(Map.of(
-                Settlements.AUTHORISATION_ID, AttributeValue.fromS(authorisationId),
-                Settlements.SETTLED_AT, AttributeValue.fromN(Long.toString(clock.millis())))));
+    private static void settle(SettlementFeed settlements, List<String> authorisationIds, List<String> trace) {
+        PlatformFeed.Tally tally = settlements.settle(authorisationIds);
+        trace.add("settlement events through the queue and IngestEvents: " + tally.published() + " published (each twice, reordered), "
+                + tally.accepted() + " accepted, " + tally.duplicates() + " duplicates, " + tally.deadLettered() + " dead-lettered");
     }
 
     /**

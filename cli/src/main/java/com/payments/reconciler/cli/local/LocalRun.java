@@ -6,6 +6,10 @@ import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.cli.aws.AwsCallRecorder;
+import com.payments.reconciler.cli.aws.SynthesizedTemplate;
+import com.payments.reconciler.cli.ingest.LocalIngestQueue;
+import com.payments.reconciler.cli.ingest.MappingSpec;
+import com.payments.reconciler.cli.ingest.PlatformFeed;
 import com.payments.reconciler.cli.report.RunReport;
 import com.payments.reconciler.cli.report.StateDump;
 import com.payments.reconciler.local.provider.Fault;
@@ -82,6 +86,7 @@ public final class LocalRun {
     }
 
     private static final ObjectMapper JSON = Json.mapper();
+    static final String LOCAL_QUEUE_PREFIX = "local-";
     private final Options options;
     private final Consumer<String> console;
     private final Clock wall;
@@ -109,9 +114,19 @@ public final class LocalRun {
             ExecutionInput input = options.config().inputFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
                     + " minus grace " + input.gracePeriod() + "), " + input.shards() + " shards" + (input.dryRun() ? ", DRY RUN" : ""));
-            SyntheticData.Expected expected = options.data().load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
-            console.accept("loaded " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
-                    + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger");
+            // The card platform's side: the data as events, through the ingestion queue and the real IngestEvents.
+            SyntheticEvents events = options.data().events(input.cutoff());
+            SyntheticData.Expected expected = events.expected();
+            PlatformFeed.Tally ingestion;
+            try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
+                ingestion = new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall).feed(events.bodies(), 0,
+                        () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+            }
+            console.accept("ingested " + ingestion.published() + " events through the queue and IngestEvents (" + ingestion.invocations()
+                    + " invocations): " + ingestion.accepted() + " accepted, " + ingestion.duplicates() + " duplicates, "
+                    + ingestion.rejected() + " rejected, " + ingestion.deadLettered() + " dead-lettered");
+            console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
+                    + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");
             pipeline.writeLog().clear();
             requests.reset();
             pipeline.awsCalls().ifPresent(AwsCallRecorder::clear);
@@ -145,9 +160,18 @@ public final class LocalRun {
                 console.accept("state dumped to " + dir.resolve(StateDump.TABLES) + " and " + dir.resolve(StateDump.PROVIDER_EFFECTS));
             });
             RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit,
-                    OutboxTally.of(snapshot, options.window().toString()));
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion);
             return new Outcome(report, List.copyOf(followed), expected, audit);
         }
+    }
+
+    /**
+     * The stack's ingestion queue and mapping, with the visibility timeout at 0: the harness's mapping runs one poller,
+     * so a reported message is received again in its next batch rather than 180 s later (docs/emulator-differences.md).
+     */
+    public static MappingSpec localMapping(LocalPipeline.Hosting hosting) {
+        SynthesizedTemplate template = hosting instanceof LocalPipeline.Sandboxes(SynthesizedTemplate t) ? t : SynthesizedTemplate.load();
+        return MappingSpec.fromTemplate(template).withVisibilityTimeout(Duration.ZERO);
     }
 
     /** Scheduler's delivery: the Lambda Invoke API of StartWindow with the target input the stack defines. */
@@ -269,12 +293,14 @@ public final class LocalRun {
 
     private RunReport report(ExecutionFollower.Followed last, int suppressed, SyntheticData.Expected expected,
                              List<ExecutionFollower.Followed> followed, LocalPipeline pipeline, RequestCounter requests,
-                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox) {
+                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox, PlatformFeed.Tally ingestion) {
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
         JsonNode reconcile = summary.path("reconcile");
         long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
         String name = ExecutionName.lastSegmentOf(last.executionArn());
-        long lambda = pipeline.invocationCounts().values().stream().mapToLong(Integer::longValue).sum();
+        // The night's cost: the ingestion before it is reported on its own (RunReport.Ingestion).
+        long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
+                .mapToLong(e -> e.getValue().longValue()).sum();
         long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
         long providerCalls = effects.stream().mapToLong(ProviderEffect::requests).sum();
         String status = last.status().toString();
@@ -285,7 +311,9 @@ public final class LocalRun {
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.quarantined(), outbox.escalated(),
                         summary.path("delivery").path("backlogLeft").asLong()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
-                audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")));
+                audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
+                new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
+                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()));
     }
 
     /** What the run's summary says it left PENDING for the next run (the audit checks it against the tables). */

@@ -50,43 +50,68 @@ public record SyntheticData(int authorisations, double settledFraction, double y
         }
     }
 
-    public Expected load(DynamoDbClient dynamo, TableNames tables, Instant cutoff, int shards) {
+    /** One synthetic authorisation and whether it settled (a young one never has). */
+    record Generated(String id, boolean young, Instant authorisedAt, long amountMinor, String currency, String merchantId,
+                     boolean settled) {
+    }
+
+    /** The data, drawn from the seed in one fixed order: the same authorisations whichever way they are loaded. */
+    List<Generated> generate(Instant cutoff) {
         SplittableRandom random = new SplittableRandom(seed);
-        List<WriteRequest> auths = new ArrayList<>();
-        List<WriteRequest> settlements = new ArrayList<>();
-        int due = 0;
-        int settled = 0;
-        int young = 0;
+        List<Generated> all = new ArrayList<>(authorisations);
         for (int i = 0; i < authorisations; i++) {
-            String id = authorisationId(i);
             boolean isYoung = random.nextDouble() < youngFraction;
             Instant at = isYoung
                     ? cutoff.plus(Duration.ofMinutes(1 + random.nextLong(Duration.ofDays(2).toMinutes())))
                     : cutoff.minus(Duration.ofMinutes(1 + random.nextLong(Duration.ofDays(10).toMinutes())));
+            long amount = 100 + random.nextLong(500_000);
+            String currency = CURRENCIES[random.nextInt(CURRENCIES.length)];
+            String merchant = "merchant-" + random.nextInt(50);
+            boolean settled = !isYoung && random.nextDouble() < settledFraction;
+            all.add(new Generated(authorisationId(i), isYoung, at, amount, currency, merchant, settled));
+        }
+        return all;
+    }
+
+    /** What the data implies for a complete window. */
+    static Expected expected(List<Generated> data) {
+        int young = (int) data.stream().filter(Generated::young).count();
+        int settled = (int) data.stream().filter(Generated::settled).count();
+        return new Expected(data.size(), data.size() - young, settled, young);
+    }
+
+    /**
+     * Writes the items straight into the tables (test fixtures that are not about ingestion); {@code bin/reconciler
+     * local} and chaos send the same data as events through the ingestion queue instead ({@link SyntheticEvents}).
+     */
+    public Expected load(DynamoDbClient dynamo, TableNames tables, Instant cutoff, int shards) {
+        List<Generated> data = generate(cutoff);
+        List<WriteRequest> auths = new ArrayList<>();
+        List<WriteRequest> settlements = new ArrayList<>();
+        for (Generated g : data) {
             Map<String, AttributeValue> item = new HashMap<>();
-            item.put(Authorisations.AUTHORISATION_ID, AttributeValue.fromS(id));
+            item.put(Authorisations.AUTHORISATION_ID, AttributeValue.fromS(g.id()));
             item.put(Authorisations.STATE, AttributeValue.fromS(Authorisations.STATE_AUTHORISED));
             item.put(Authorisations.VERSION, AttributeValue.fromN("1"));
-            item.put(Authorisations.AMOUNT_MINOR, AttributeValue.fromN(Long.toString(100 + random.nextLong(500_000))));
-            item.put(Authorisations.CURRENCY, AttributeValue.fromS(CURRENCIES[random.nextInt(CURRENCIES.length)]));
-            item.put(Authorisations.MERCHANT_ID, AttributeValue.fromS("merchant-" + random.nextInt(50)));
-            item.put(Authorisations.AUTHORISED_AT, AttributeValue.fromN(Long.toString(at.toEpochMilli())));
-            item.put(Authorisations.PENDING_SHARD, AttributeValue.fromS(Shards.key(Shards.of(id, shards))));
+            item.put(Authorisations.AMOUNT_MINOR, AttributeValue.fromN(Long.toString(g.amountMinor())));
+            item.put(Authorisations.CURRENCY, AttributeValue.fromS(g.currency()));
+            item.put(Authorisations.MERCHANT_ID, AttributeValue.fromS(g.merchantId()));
+            item.put(Authorisations.AUTHORISED_AT, AttributeValue.fromN(Long.toString(g.authorisedAt().toEpochMilli())));
+            item.put(Authorisations.PENDING_SHARD, AttributeValue.fromS(Shards.key(Shards.of(g.id(), shards))));
             auths.add(put(item));
-            if (isYoung) {
-                young++;
-                continue;
-            }
-            due++;
-            if (random.nextDouble() < settledFraction) {
-                settled++;
-                settlements.add(put(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(id),
+            if (g.settled()) {
+                settlements.add(put(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(g.id()),
                         Settlements.SETTLED_AT, AttributeValue.fromN(Long.toString(cutoff.toEpochMilli())))));
             }
         }
         write(dynamo, tables.authorisations(), auths);
         write(dynamo, tables.settlements(), settlements);
-        return new Expected(authorisations, due, settled, young);
+        return expected(data);
+    }
+
+    /** The same data as the card platform's events (docs/integration.md), see {@link SyntheticEvents}. */
+    public SyntheticEvents events(Instant cutoff) {
+        return SyntheticEvents.of(generate(cutoff), cutoff, seed);
     }
 
     /** The id of the {@code index}-th synthetic authorisation. */

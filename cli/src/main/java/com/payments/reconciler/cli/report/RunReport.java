@@ -11,7 +11,7 @@ import java.util.Map;
  * {@code in-process}.
  */
 public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
-                        String engine, Provider provider) {
+                        String engine, Provider provider, Ingestion ingestion) {
 
     public record Execution(String name, String status, int duplicateStartsSuppressed) {
     }
@@ -39,6 +39,21 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      */
     public record Provider(Double quota, Integer maxConcurrent, long quotaViolations, long answers429, double throttledSeconds,
                            int peakConcurrent) {
+    }
+
+    /**
+     * The card platform's events, fed through the local ingestion queue and IngestEvents before the night (issue 18).
+     *
+     * @param published messages sent to the queue, duplicates included
+     * @param accepted distinct events applied, counted from the event ids stored on the items
+     * @param duplicates deliveries of an event already applied (deleted without a write of their own)
+     * @param rejected messages IngestEvents refused on every receive (never deleted)
+     * @param deadLettered messages the queue's redrive policy moved to its dead-letter queue
+     * @param receives messages received by the mapping, redeliveries included
+     * @param invocations IngestEvents invocations, one per received batch
+     */
+    public record Ingestion(long published, long accepted, long duplicates, long rejected, long deadLettered, long receives,
+                            long invocations) {
     }
 
     public record Cost(long stateTransitions, long lambdaInvocations, long dynamodbRequests, long providerCalls) {
