@@ -1,9 +1,13 @@
 package com.payments.reconciler.cli.aws;
 
+import com.payments.reconciler.audit.StoreSnapshot;
+import com.payments.reconciler.cli.ingest.LocalIngestQueue;
+import com.payments.reconciler.cli.ingest.PlatformFeed;
 import com.payments.reconciler.cli.local.ExecutionFollower;
 import com.payments.reconciler.cli.local.LocalPipeline;
 import com.payments.reconciler.cli.local.LocalRun;
 import com.payments.reconciler.cli.local.SyntheticData;
+import com.payments.reconciler.cli.local.SyntheticEvents;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
@@ -36,11 +40,13 @@ final class EnforcedNight implements AutoCloseable {
     }
 
     final LocalPipeline pipeline;
+    private final SynthesizedTemplate template;
     final LeastPrivilegeProof proof;
     final CallerAttribution attribution;
     private final AwsCallRecorder recorder;
 
     EnforcedNight(String name, SynthesizedTemplate template) {
+        this.template = template;
         pipeline = LocalPipeline.start(LocalPipeline.Options.defaults(Path.of(System.getProperty("reconciler.target"), name), Clock.systemUTC())
                 .withFastRetries()
                 .withEnv(CONFIG.toEnvironment())
@@ -58,9 +64,19 @@ final class EnforcedNight implements AutoCloseable {
     /** Seeds the data, delivers the schedule event twice (as Scheduler may) and follows the execution to its end. */
     Night run(int authorisations, long seed) {
         ExecutionInput input = CONFIG.inputFor(WINDOW);
-        SyntheticData.Expected expected = new SyntheticData(authorisations, 0.2, 0.1, seed)
-                .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
         recorder.clear();
+        // The platform's side as deployed: the data as events, through the ingestion queue and IngestEvents in its sandbox,
+        // so IngestEvents' writes are judged by its role like every other function's calls.
+        SyntheticEvents events = new SyntheticData(authorisations, 0.2, 0.1, seed).events(input.cutoff());
+        SyntheticData.Expected expected = events.expected();
+        try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), "enforced-",
+                LocalRun.localMapping(new LocalPipeline.Sandboxes(template)))) {
+            PlatformFeed.Tally tally = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC()).feed(events.bodies(), 0,
+                    () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+            if (tally.rejected() > 0 || tally.deadLettered() > 0) {
+                throw new IllegalStateException("the night's data was not ingested cleanly: " + tally);
+            }
+        }
         String scheduledTime = input.windowStart().toString();
         StartResult first = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
         StartResult second = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);

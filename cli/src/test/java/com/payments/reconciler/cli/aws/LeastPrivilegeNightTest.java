@@ -60,15 +60,9 @@ class LeastPrivilegeNightTest {
                             + "after its record was written); a clean night writes each record once"),
             new LeastPrivilegeProof.Allowance("dynamodb:DeleteItem", Optional.of("IdempotencyTable"),
                     "failure path: Powertools deletes its record when the guarded provider call throws; a clean night has no such failure"),
-            // IngestEvents (issue 18): a local night still loads its synthetic data into the tables directly; feeding it through
-            // the ingestion queue and IngestEvents is the local pipeline's part of the issue, not done yet. Its grants carry
-            // Sids of their own (Ingest..., IngestQueueKey), so these reasons cannot excuse a workflow function's grant.
-            new LeastPrivilegeProof.Allowance("dynamodb:PutItem", Optional.of("IngestAuthorisationsTable"),
-                    "IngestEvents' authorisation.created (conditional PutItem); a local night does not ingest through it yet"),
-            new LeastPrivilegeProof.Allowance("dynamodb:UpdateItem", Optional.of("IngestAuthorisationsTable"),
-                    "IngestEvents' voided/expired events (conditional UpdateItem); a local night does not ingest through it yet"),
-            new LeastPrivilegeProof.Allowance("dynamodb:PutItem", Optional.of("IngestSettlementsTable"),
-                    "IngestEvents' settlement.posted (conditional PutItem); a local night does not ingest through it yet"),
+            // IngestEvents (issue 18): the night's data arrives through the ingestion queue and IngestEvents in its sandbox, so its
+            // DynamoDB writes are judged by its role; the event source mapping is the harness's, polling with its own credentials.
+            // These grants carry Sids of their own (ConsumeIngestQueue, IngestQueueKey), so they cannot excuse a workflow function's.
             new LeastPrivilegeProof.Allowance("sqs:ReceiveMessage", Optional.of("ConsumeIngestQueue"),
                     "the ingestion queue's event source mapping polls with IngestEvents' role; the local engines have no mapping"),
             new LeastPrivilegeProof.Allowance("sqs:DeleteMessage", Optional.of("ConsumeIngestQueue"),
@@ -112,13 +106,10 @@ class LeastPrivilegeNightTest {
     void everyCallIsAttributedToAFunctionAndMappedToIamActions() {
         assertThat(report.unattributed()).isEmpty();
         assertThat(report.unmapped()).isEmpty();
-        // IngestEvents is not run by a night yet (the local pipeline still loads the tables directly): every other function
-        // made AWS calls, each with its own key, and IngestEvents' key made none.
-        List<String> nightFunctionsKeys = local.functionByAccessKeyId().entrySet().stream()
-                .filter(e -> !e.getValue().equals(LambdaFunction.INGEST_EVENTS.logicalName())).map(Map.Entry::getKey).toList();
-        assertThat(nightFunctionsKeys).hasSize(LambdaFunction.values().length - 1);
+        // Every function made AWS calls, each with its own key: IngestEvents wrote the night's data before the schedule fired.
+        assertThat(local.functionByAccessKeyId()).hasSize(LambdaFunction.values().length);
         assertThat(calls.stream().map(c -> c.accessKeyId().orElse("unsigned")).distinct())
-                .as("every function a night runs made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(nightFunctionsKeys);
+                .as("every function made AWS calls, each with its own key").containsExactlyInAnyOrderElementsOf(local.functionByAccessKeyId().keySet());
     }
 
     @Test
