@@ -29,12 +29,15 @@ import picocli.CommandLine.Spec;
                 + "wall time at 10,000 and 100,000 candidates (1,000,000 with --large), the page handler's heap, and the "
                 + "lease item's contention with K fence replicas, and capacity (issue 17): a night at the provider's quota "
                 + "(utilisation, 429 share, requests over the concurrency limit) and the recovery of a backlog "
-                + BenchCommand.BACKLOG_FACTOR + "× its budget. Prints one table (or --json).")
+                + BenchCommand.BACKLOG_FACTOR + "× its budget; ingestion (issue 18): events per second through the local queue and "
+                + "IngestEvents, DynamoDB and SQS requests per event. Prints one table (or --json).")
 final class BenchCommand implements Callable<Integer> {
 
     static final int MIN_SIZE = 100;
     static final int MAX_SIZE = 1_000_000;
     static final int LARGE = 1_000_000;
+    static final int MIN_INGEST = 10;
+    static final int MAX_INGEST = 1_000_000;
     /** Issue 17: the backlog recovery's window holds this many times what fits in its budget. */
     static final int BACKLOG_FACTOR = 3;
 
@@ -94,6 +97,11 @@ final class BenchCommand implements Callable<Integer> {
                     + "the backlog is " + BACKLOG_FACTOR + "× what fits in it (default: ${DEFAULT-VALUE}).")
     int backlogBudget;
 
+    @Option(names = "--ingest-events", paramLabel = "N", defaultValue = "5000",
+            description = "Ingestion: about how many events (authorisations, ends, settlements, some published twice) go through "
+                    + "the local queue and IngestEvents, " + MIN_INGEST + " to " + MAX_INGEST + " (default: ${DEFAULT-VALUE}).")
+    int ingestEvents;
+
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the data and the conflict model (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -120,7 +128,8 @@ final class BenchCommand implements Callable<Integer> {
         out.flush();
         // Targets missed are findings, not failures; a window whose execution did not complete is a failed run.
         return report.scaling().runs().stream().allMatch(BenchReport.Run::complete)
-                && "SUCCEEDED".equals(report.capacity().night().status()) ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+                && "SUCCEEDED".equals(report.capacity().night().status())
+                && report.ingestion().rejected() == 0 && report.ingestion().deadLettered() == 0 ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
     /** Every flag checked before anything starts: a bad value is exit 2 naming the flag and its accepted form. */
@@ -133,6 +142,7 @@ final class BenchCommand implements Callable<Integer> {
         if (large) {
             windows.add(LARGE);
         }
+        requireRange("--ingest-events", ingestEvents, MIN_INGEST, MAX_INGEST, "a whole number");
         requireRange("--fence-repetitions", fenceRepetitions, 2, 100, "a whole number");
         requireRange("--fence-releases", fenceReleases, 10, 5000, "a whole number");
         requireRange("--writers", writers, 1, 64, "a whole number");
@@ -155,7 +165,7 @@ final class BenchCommand implements Callable<Integer> {
         Capacity.Settings capacity = new Capacity.Settings(new ProviderQuota(providerQuota, providerConcurrency),
                 Duration.ofSeconds(capacitySeconds), Duration.ofSeconds(backlogBudget), BACKLOG_FACTOR, settledFraction, seed,
                 workDir.resolve("capacity"));
-        return new Benchmark.Settings(new ArrayList<>(windows), settledFraction,
+        return new Benchmark.Settings(new ArrayList<>(windows), settledFraction, ingestEvents,
                 new FenceOverhead.Settings(fenceRepetitions, fenceReleases, seed),
                 new LeaseContention.Settings(writers, List.copyOf(new TreeSet<>(replicas)), writerTransactions, holdFraction, seed),
                 capacity, seed, workDir);

@@ -107,6 +107,21 @@ public final class BenchTable {
             out.printf(Locale.ROOT, "    %s %s: %,d delivered, %,d left (declared), %,d PENDING; I1-I5 %s%n", run.execution(), run.status(),
                     run.delivered(), run.backlogLeft(), run.pendingInTables(), run.invariants());
         }
+        BenchReport.Ingestion in = r.ingestion();
+        out.println(RULE);
+        out.printf(Locale.ROOT, "Ingestion (issue 18): %,d events (%,d distinct, %,d published twice, %,d ends) through the local queue and "
+                        + "IngestEvents: %,d accepted, %,d duplicates, %,d rejected, %,d dead-lettered%n", in.events(), in.distinctEvents(),
+                in.duplicatesPublished(), in.endEvents(), in.accepted(), in.duplicates(), in.rejected(), in.deadLettered());
+        row("  events per second (moto-bound)", fmt(in.eventsPerSecond(), 1), "", null, BenchReport.LOCAL_TIME);
+        row(String.format(Locale.ROOT, "  DynamoDB writes per event (%,d refused by their condition)", in.conditionalFailures()),
+                fmt(in.writeRequestsPerEvent(), 3), "≤ " + in.writeRequestsTarget(), in.met(), in.kind());
+        row("  DynamoDB reads per event", fmt(in.readRequestsPerEvent(), 3), "", null, in.kind());
+        row(String.format(Locale.ROOT, "  SQS requests per event (%,d send, %,d receive, %,d delete)", in.sqsSendRequests(),
+                in.sqsReceiveRequests(), in.sqsDeleteRequests()), fmt(in.sqsRequestsPerEvent(), 3), "", null, in.kind());
+        row("  IngestEvents invocations per event", fmt(in.lambdaInvocationsPerEvent(), 3), "", null, in.kind());
+        row("  cost per million events, us-east-1 on-demand ($)", fmt(in.costPerMillionEvents().total(), 2), "", null,
+                "DynamoDB " + fmt(in.costPerMillionEvents().dynamodb(), 2) + ", SQS " + fmt(in.costPerMillionEvents().sqs(), 2)
+                        + ", Lambda " + fmt(in.costPerMillionEvents().lambdaRequests() + in.costPerMillionEvents().lambdaCompute(), 2));
         out.println(RULE);
         out.println(r.allTargetsMet() ? "all targets met" : "NOT all targets met (see ✗ above)");
         out.flush();

@@ -41,8 +41,9 @@ public final class Benchmark {
     /**
      * @param sizes due candidates per window, in increasing order
      * @param settledFraction fraction of candidates with a settlement (decided, never released)
+     * @param ingestEvents about how many events the ingestion section publishes
      */
-    public record Settings(List<Integer> sizes, double settledFraction, FenceOverhead.Settings fence,
+    public record Settings(List<Integer> sizes, double settledFraction, int ingestEvents, FenceOverhead.Settings fence,
                            LeaseContention.Settings contention, Capacity.Settings capacity, long seed, Path workDir) {
         public Settings {
             sizes = List.copyOf(sizes);
@@ -64,16 +65,17 @@ public final class Benchmark {
 
     public BenchReport run() throws InterruptedException {
         RequestLedger ledger = new RequestLedger(LocalPipeline.TABLES);
+        IngestionLedger ingestionLedger = new IngestionLedger();
         WindowConfig config = WindowConfig.defaults();
         // The windows measure the job on the local engines, not a provider's quota: configured far above what moto sustains.
-        LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), wall, false, List.of(ledger),
+        LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), wall, false, List.of(ledger, ingestionLedger),
                 ProviderFaults.NONE, config.toEnvironment()).withEnv(UNCONSTRAINING_QUOTA.environment());
         Measured measured;
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             console.accept("fence overhead: " + settings.fence().repetitions() + " interleaved repetitions of "
                     + settings.fence().releasesPerRepetition() + " releases per variant");
             try (DynamoDbClient bench = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
-                measured = run(pipeline, ledger, config, bench);
+                measured = run(pipeline, ledger, ingestionLedger, config, bench);
             }
         }
         // The quota is measured against what these engines deliver unconstrained: the largest window that completed.
@@ -81,14 +83,15 @@ public final class Benchmark {
                 .map(ScaleRun::deliveredPerSecond).filter(rate -> rate > 0).orElse(null);
         Capacity.Result capacity = new Capacity(settings.capacity(), console, wall).run(engineRate);
         return BenchReport.of(measured.fence(), measured.runs(), NaiveDesign.of(WorkflowDefinition.shipped()), measured.contention(),
-                settings.contention(), Prices.US_EAST_1, capacity);
+                settings.contention(), Prices.US_EAST_1, capacity, measured.ingestion());
     }
 
     /** What the bench measured on its unconstrained engines, before the capacity section's own. */
-    private record Measured(FenceOverhead.Result fence, List<ScaleRun> runs, List<LeaseContention.Row> contention) {
+    private record Measured(FenceOverhead.Result fence, List<ScaleRun> runs, List<LeaseContention.Row> contention,
+                            IngestionRun.Result ingestion) {
     }
 
-    private Measured run(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, DynamoDbClient bench)
+    private Measured run(LocalPipeline pipeline, RequestLedger ledger, IngestionLedger ingestionLedger, WindowConfig config, DynamoDbClient bench)
             throws InterruptedException {
         FenceOverhead.Result fence = new FenceOverhead(bench).measure(settings.fence());
         console.accept(String.format("  fenced %.1f/s, unfenced %.1f/s, median ratio %.3f", fence.fencedPerSecond(),
@@ -102,13 +105,31 @@ public final class Benchmark {
                 "  K=%d: p(conflict) %.2f, %.1f tx/s, %.2f attempts per commit, %d committed, %d gave up", row.replicas(),
                 row.conflictProbability(), row.transactionsPerSecond(), row.attemptsPerCommit(), row.committed(), row.gaveUp())));
 
+        pipeline.reset();
+        IngestionRun.Result ingestion = ingestion(pipeline, ingestionLedger, config);
+
         List<ScaleRun> runs = new ArrayList<>();
         for (int size : settings.sizes()) {
             pipeline.reset();
             runs.add(window(pipeline, ledger, config, size));
         }
 
-        return new Measured(fence, runs, contention);
+        return new Measured(fence, runs, contention, ingestion);
+    }
+
+    private IngestionRun.Result ingestion(LocalPipeline pipeline, IngestionLedger ledger, WindowConfig config) {
+        console.accept(String.format("ingestion: about %,d events through the local queue and IngestEvents", settings.ingestEvents()));
+        java.time.Instant cutoff = config.inputFor(config.latestStartedWindow(wall.instant())).cutoff();
+        IngestionRun.Result r = new IngestionRun(wall).run(pipeline, ledger, settings.ingestEvents(), settings.settledFraction(),
+                settings.seed(), cutoff);
+        IngestionLedger.Snapshot q = r.requests();
+        console.accept(String.format(Locale.ROOT, "  %,d events (%,d distinct, %,d published twice, %,d ends) in %.1f s, %.1f events/s: "
+                        + "%,d accepted, %,d duplicates, %,d rejected, %,d invocations; DynamoDB %,d writes (%,d refused by their "
+                        + "condition), %,d reads; SQS %,d send, %,d receive, %,d delete requests", r.published(), r.distinct(),
+                r.duplicatesPublished(), r.ends(), r.wallSeconds(), r.published() / r.wallSeconds(), r.tally().accepted(),
+                r.tally().duplicates(), r.tally().rejected(), r.tally().invocations(), q.dynamoWrites(), q.conditionalFailures(),
+                q.dynamoReads(), q.sqsSends(), q.sqsReceives(), q.sqsDeletes()));
+        return r;
     }
 
     private ScaleRun window(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, int size) {

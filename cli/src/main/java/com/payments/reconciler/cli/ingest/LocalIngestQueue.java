@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -42,7 +44,13 @@ public final class LocalIngestQueue implements AutoCloseable {
 
     /** Creates {@code {prefix}ingest-events} and {@code {prefix}ingest-events-dlq} as the stack names them. */
     public static LocalIngestQueue create(URI engine, String prefix, MappingSpec spec) {
+        return create(engine, prefix, spec, List.of());
+    }
+
+    /** As {@link #create(URI, String, MappingSpec)}, every SQS request (platform and mapping) seen by the interceptors. */
+    public static LocalIngestQueue create(URI engine, String prefix, MappingSpec spec, List<ExecutionInterceptor> interceptors) {
         SqsClient sqs = SqsClient.builder().region(LocalAwsClients.REGION).endpointOverride(engine)
+                .overrideConfiguration(ClientOverrideConfiguration.builder().executionInterceptors(List.copyOf(interceptors)).build())
                 .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(2)).socketTimeout(Duration.ofSeconds(90)).build())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"))).build();
         String dlqUrl = sqs.createQueue(b -> b.queueName(prefix + "ingest-events-dlq")).queueUrl();
