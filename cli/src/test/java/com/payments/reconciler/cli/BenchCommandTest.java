@@ -31,7 +31,7 @@ class BenchCommandTest {
         StringWriter err = new StringWriter();
         int exit = ReconcilerCli.execute(new String[]{"bench", "--sizes", "500,100", "--fence-repetitions", "2", "--fence-releases", "20",
                 "--writers", "4", "--replicas", "4,1", "--writer-transactions", "10", "--json",
-                "--provider-quota", "20", "--capacity-seconds", "3", "--backlog-budget", "2",
+                "--provider-quota", "20", "--capacity-seconds", "3", "--backlog-budget", "2", "--ingest-events", "200",
                 "--work-dir", Path.of(System.getProperty("reconciler.target"), "bench-test").toString()},
                 new PrintWriter(out), new PrintWriter(err));
         assertThat(exit).as(err.toString()).isZero();
@@ -147,6 +147,47 @@ class BenchCommandTest {
         assertThat(deliveredOverRuns).as("each release delivered once over the runs").isEqualTo(backlog.path("releasable").asLong());
         assertThat(backlog.path("recovered").asBoolean()).isTrue();
 
+        // Issue 18: ingestion through the local queue and IngestEvents. Every event's write is one conditional single-item
+        // write, its refusal answered with the stored item (no read); only an end arriving before its create makes a
+        // second write (the create completes the stub the end made). Each distinct event has exactly one write that succeeds.
+        JsonNode ingestion = report.path("ingestion");
+        long events = ingestion.path("events").asLong();
+        long distinct = ingestion.path("distinctEvents").asLong();
+        long writes = ingestion.path("writeRequests").asLong();
+        assertThat(events).isBetween(150L, 260L).isEqualTo(distinct + ingestion.path("duplicatesPublished").asLong());
+        assertThat(ingestion.path("duplicatesPublished").asLong()).as("the feed publishes some events twice").isPositive();
+        assertThat(ingestion.path("endEvents").asLong()).as("some young authorisations voided or expired").isPositive();
+        assertThat(ingestion.path("accepted").asLong()).as("every distinct event applied once").isEqualTo(distinct);
+        assertThat(ingestion.path("duplicates").asLong()).isEqualTo(ingestion.path("duplicatesPublished").asLong());
+        assertThat(ingestion.path("rejected").asLong()).isZero();
+        assertThat(ingestion.path("deadLettered").asLong()).isZero();
+        assertThat(ingestion.path("readRequests").asLong()).as("a refused condition returns the stored item: no read").isZero();
+        assertThat(writes).as("one write per event, one more for a create after its end")
+                .isBetween(events, events + ingestion.path("endEvents").asLong());
+        assertThat(ingestion.path("conditionalFailures").asLong()).as("all writes but each distinct event's applied one were refused")
+                .isEqualTo(writes - distinct);
+        assertThat(ingestion.path("writeRequestsPerEvent").asDouble()).isCloseTo((double) writes / events, within(1e-9))
+                .isLessThanOrEqualTo(1.2);
+        assertThat(ingestion.path("met").asBoolean()).isTrue();
+        assertThat(ingestion.path("largestItemBytes").asLong()).as("the 1 KB per write unit assumption").isLessThan(1024);
+        assertThat(ingestion.path("writeRequestUnitsPerEvent").asDouble()).as("every write under 1 KB: 1 WRU")
+                .isCloseTo((double) writes / events, within(1e-9));
+        long invocations = ingestion.path("invocations").asLong();
+        assertThat(ingestion.path("sqsSendRequests").asLong()).as("SendMessageBatch of 10").isEqualTo(ceil(events, 10));
+        assertThat(invocations).as("batches of at most 10").isGreaterThanOrEqualTo(ceil(events, 10));
+        assertThat(ingestion.path("sqsReceiveRequests").asLong()).as("one receive per invocation, and the empty ones")
+                .isGreaterThan(invocations);
+        assertThat(ingestion.path("sqsDeleteRequests").asLong()).as("one DeleteMessageBatch per invocation with successes")
+                .isBetween(ceil(events, 10), invocations);
+        assertThat(ingestion.path("sqsRequestsPerEvent").asDouble()).isCloseTo((ingestion.path("sqsSendRequests").asDouble()
+                + ingestion.path("sqsReceiveRequests").asDouble() + ingestion.path("sqsDeleteRequests").asDouble()) / events, within(1e-9));
+        JsonNode perMillion = ingestion.path("costPerMillionEvents");
+        assertThat(perMillion.path("dynamodb").asDouble()).as("WRU at $0.625 per million, no reads")
+                .isCloseTo((double) writes / events * 0.625, within(1e-9));
+        assertThat(perMillion.path("sqs").asDouble()).isCloseTo(ingestion.path("sqsRequestsPerEvent").asDouble() * 0.40, within(1e-9));
+        assertThat(perMillion.path("lambdaRequests").asDouble()).isCloseTo((double) invocations / events * 0.20, within(1e-9));
+        assertThat(ingestion.path("eventsPerSecond").asDouble()).isPositive();
+
         JsonNode nights = report.path("costPerNight");
         assertThat(nights).hasSize(6);
         for (int i = 0; i < nights.size(); i += 2) {
@@ -172,6 +213,7 @@ class BenchCommandTest {
             "--provider-concurrency|2|--provider-concurrency",
             "--capacity-seconds|1|--capacity-seconds",
             "--backlog-budget|601|--backlog-budget",
+            "--ingest-events|5|--ingest-events",
     })
     void aBadValueExitsTwoNamingTheFlag(String flag, String value, String named) {
         StringWriter out = new StringWriter();
