@@ -99,11 +99,12 @@ public final class IngestEventsHandler implements RequestStreamHandler {
                 switch (outcome) {
                     case IngestOutcome.Accepted accepted -> {
                         counts.merge(Metrics.INGEST_ACCEPTED, 1L, Long::sum);
-                        LOG.info("event {} accepted ({})", accepted.eventId(), accepted.write());
+                        // Per event at DEBUG: millions of events a day at INFO would be most of the log bill; the batch line below counts them.
+                        LOG.debug("event {} accepted ({})", accepted.eventId(), accepted.write());
                     }
                     case IngestOutcome.Duplicate duplicate -> {
                         counts.merge(Metrics.INGEST_DUPLICATES, 1L, Long::sum);
-                        LOG.info("event {} duplicate: {}", duplicate.eventId(), duplicate.why());
+                        LOG.debug("event {} duplicate: {}", duplicate.eventId(), duplicate.why());
                     }
                     case IngestOutcome.Refused refused -> {
                         counts.merge(Metrics.INGEST_REFUSED, 1L, Long::sum);
