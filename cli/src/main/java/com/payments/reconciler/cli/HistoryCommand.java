@@ -1,7 +1,7 @@
 package com.payments.reconciler.cli;
 
-import com.payments.reconciler.cli.local.ExecutionFollower;
-import com.payments.reconciler.cli.local.HistoryRenderer;
+import com.payments.reconciler.cli.operator.ExecutionFollower;
+import com.payments.reconciler.cli.operator.HistoryRenderer;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;

@@ -4,15 +4,22 @@ import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.InvalidInput;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import software.amazon.awssdk.core.exception.SdkException;
 
-/** {@code bin/reconciler}: the local main job and the operator's commands against AWS. */
+/**
+ * {@code bin/reconciler}: the operator's commands against AWS. The local harness ({@code local}, {@code chaos},
+ * {@code bench}) is another module and jar; it adds its commands to this same command line through
+ * {@link #run(String[], PrintStream, PrintStream, List)}, so both read as one tool.
+ */
 @Command(name = "reconciler", mixinStandardHelpOptions = true, version = "hold-release-reconciler 1.0.0",
-        description = "Nightly hold-release reconciler: run a window locally, or start, rerun, redrive and inspect windows on AWS.",
-        subcommands = {LocalCommand.class, StartCommand.class, RerunCommand.class, RedriveCommand.class,
-                StatusCommand.class, HistoryCommand.class, CommandsCommand.class, ChaosCommand.class, BenchCommand.class},
+        description = "Nightly hold-release reconciler: start, rerun, redrive and inspect windows on AWS.",
+        subcommands = {StartCommand.class, RerunCommand.class, RedriveCommand.class,
+                StatusCommand.class, HistoryCommand.class, CommandsCommand.class},
+        footer = {"%nbin/reconciler also runs the local harness (its own jar): local (one night on local engines), "
+                + "chaos (fault campaigns), bench (throughput and cost figures)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success (a run: SUCCEEDED with I1-I5 true)", "1:run failed, superseded, an invariant violated, or a rerun or redrive refused",
                 "2:bad usage or input (nothing was started or written)", "3:AWS error (permissions, throttling, endpoint)"})
@@ -29,10 +36,15 @@ public final class ReconcilerCli {
      * {@code --json} output can be piped to {@code jq} as it is.
      */
     public static int run(String[] args, PrintStream stdout, PrintStream stderr) {
+        return run(args, stdout, stderr, List.of());
+    }
+
+    /** As {@link #run(String[], PrintStream, PrintStream)}, with more subcommands (the harness's). */
+    public static int run(String[] args, PrintStream stdout, PrintStream stderr, List<Class<?>> moreCommands) {
         PrintStream previous = System.out;
         System.setOut(stderr);
         try {
-            return execute(args, new PrintWriter(stdout, true), new PrintWriter(stderr, true));
+            return execute(args, new PrintWriter(stdout, true), new PrintWriter(stderr, true), moreCommands);
         } finally {
             System.setOut(previous);
         }
@@ -40,7 +52,12 @@ public final class ReconcilerCli {
 
     /** Runs one command line; what tests call. */
     public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        return execute(args, out, err, List.of());
+    }
+
+    public static int execute(String[] args, PrintWriter out, PrintWriter err, List<Class<?>> moreCommands) {
         CommandLine cli = new CommandLine(new ReconcilerCli());
+        moreCommands.forEach(cli::addSubcommand);
         cli.setOut(out);
         cli.setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
@@ -55,7 +72,7 @@ public final class ReconcilerCli {
         return cli.execute(args);
     }
 
-    static int exitCodeOf(Throwable e) {
+    public static int exitCodeOf(Throwable e) {
         if (e instanceof InvalidInput || e instanceof IllegalArgumentException || e instanceof CommandLine.ParameterException) {
             return ExitCodes.BAD_INPUT;
         }
@@ -68,7 +85,7 @@ public final class ReconcilerCli {
         return ExitCodes.RUN_FAILED;
     }
 
-    static String describe(Throwable e) {
+    public static String describe(Throwable e) {
         if (e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException aws) {
             String code = aws.awsErrorDetails() == null ? "" : aws.awsErrorDetails().errorCode();
             String hint = switch (code == null ? "" : code) {

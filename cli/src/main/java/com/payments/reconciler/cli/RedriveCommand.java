@@ -1,6 +1,6 @@
 package com.payments.reconciler.cli;
 
-import com.payments.reconciler.cli.local.ExecutionFollower;
+import com.payments.reconciler.cli.operator.ExecutionFollower;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;

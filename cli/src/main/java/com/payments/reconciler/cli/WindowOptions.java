@@ -7,7 +7,7 @@ import java.time.ZoneId;
 import picocli.CommandLine.Option;
 
 /** The deployed window configuration, so a manual start computes the same input the schedule would. */
-final class WindowOptions {
+public final class WindowOptions {
 
     @Option(names = "--time-zone", paramLabel = "ZONE", description = "Schedule time zone (default: ${DEFAULT-VALUE}).", defaultValue = "UTC")
     ZoneId zone;
@@ -24,7 +24,7 @@ final class WindowOptions {
     @Option(names = "--horizon-days", paramLabel = "DAYS", description = "How far back a window may be started (default: ${DEFAULT-VALUE}).", defaultValue = "30")
     int horizonDays;
 
-    WindowConfig config(boolean dryRun) {
+    public WindowConfig config(boolean dryRun) {
         return new WindowConfig(zone, localTime, gracePeriod, shards, dryRun, horizonDays);
     }
 }

@@ -79,8 +79,8 @@ class RedriveCommandTest {
               "error":"com.payments.reconciler.workflow.ProviderUnavailable","cause":"provider unavailable for release-hold:auth-00000007 after 2 attempts"}}
             ]}""";
 
-    ReconcilerCliTest.Result redrive() {
-        return ReconcilerCliTest.run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", STATE_MACHINE,
+    OperatorCommandsTest.Result redrive() {
+        return OperatorCommandsTest.run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", STATE_MACHINE,
                 "--endpoint-url", fake.uri().toString());
     }
 
@@ -90,7 +90,7 @@ class RedriveCommandTest {
                 .answer("GetExecutionHistory", 200, HISTORY_OF_A_FAILED_DELIVERY)
                 .answer("RedriveExecution", 200, "{\"redriveDate\":1796198400.25}");
 
-        ReconcilerCliTest.Result r = redrive();
+        OperatorCommandsTest.Result r = redrive();
 
         assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
         assertThat(r.out()).contains("redriven reconcile-2026-12-01 (redrive 1) at 2026-12-02T08:00:00.250Z")
@@ -117,7 +117,7 @@ class RedriveCommandTest {
                 .answer("GetExecutionHistory", 200, "{\"events\":[]}")
                 .answer("RedriveExecution", 200, "{\"redriveDate\":1796198400}");
 
-        ReconcilerCliTest.Result r = redrive();
+        OperatorCommandsTest.Result r = redrive();
 
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("(redrive 3)").contains("ended TIMED_OUT with States.Timeout");
@@ -140,7 +140,7 @@ class RedriveCommandTest {
     void notRedrivableIsRefusedWithStepFunctionsReasonAndWhatToDoInstead(String status, String reason, String instead) {
         fake.answer("DescribeExecution", 200, described(status, "FAILED".equals(status) ? PROVIDER_DOWN : null, null, notRedrivable(reason)));
 
-        ReconcilerCliTest.Result r = redrive();
+        OperatorCommandsTest.Result r = redrive();
 
         assertThat(r.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.err()).contains("refused: Step Functions cannot redrive reconcile-2026-12-01 (" + status + "): " + reason).contains(instead);
@@ -164,7 +164,7 @@ class RedriveCommandTest {
     void anExecutionThatEndedInAFailStateIsRefusedEvenThoughStepFunctionsCouldRedriveIt(String error, String cause, String[] says) {
         fake.answer("DescribeExecution", 200, described("FAILED", error, cause, redrivable(0)));
 
-        ReconcilerCliTest.Result r = redrive();
+        OperatorCommandsTest.Result r = redrive();
 
         assertThat(r.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.err()).contains(says);
@@ -175,7 +175,7 @@ class RedriveCommandTest {
     void anEndpointThatReportsNoRedriveStatusIsNotTakenAsAYes() {
         fake.answer("DescribeExecution", 200, described("FAILED", PROVIDER_DOWN, null, ""));
 
-        ReconcilerCliTest.Result r = redrive();
+        OperatorCommandsTest.Result r = redrive();
 
         assertThat(r.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.err()).contains("redriveStatus null").contains("not REDRIVABLE");
@@ -189,7 +189,7 @@ class RedriveCommandTest {
                 .answer("RedriveExecution", 400, "{\"__type\":\"com.amazonaws.swf.service.v2.model#ExecutionNotRedrivable\","
                         + "\"message\":\"Execution is RUNNING and cannot be redriven.\"}");
 
-        ReconcilerCliTest.Result r = redrive();
+        OperatorCommandsTest.Result r = redrive();
 
         assertThat(r.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(r.err()).contains("would not redrive reconcile-2026-12-01: Execution is RUNNING and cannot be redriven.")

@@ -1,0 +1,114 @@
+package com.payments.reconciler.cli;
+
+import com.payments.reconciler.testing.LocalAwsClients;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.local.moto.MotoServer;
+import com.payments.reconciler.store.AwsClients;
+import com.payments.reconciler.workflow.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.util.Iterator;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import software.amazon.awssdk.services.sfn.SfnClient;
+
+/** The operator's commands as a user meets them: output, exit codes and clear AWS errors. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OperatorCommandsTest {
+
+    private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
+    /** Yesterday's window has always started (today's has not before 02:00 UTC). */
+    private final String today = LocalDate.now(Clock.systemUTC()).minusDays(1).toString();
+    private MotoServer moto;
+
+    record Result(int exit, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = ReconcilerCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    @AfterAll
+    void stop() {
+        if (moto != null) {
+            moto.close();
+        }
+    }
+
+    private String stateMachine(String definition) {
+        if (moto == null) {
+            moto = MotoServer.start(BUILD.resolve("cli-moto"));
+        }
+        SfnClient sfn = new LocalAwsClients(moto.endpoint(), List.of()).sfn();
+        return sfn.createStateMachine(b -> b.name("reconciler-" + UUID.randomUUID()).definition(definition)
+                .roleArn("arn:aws:iam::123456789012:role/test")).stateMachineArn();
+    }
+
+    @Test
+    void operatorCommandsAgainstTheStepFunctionsApi() {
+        String sm = stateMachine("{\"StartAt\":\"Hold\",\"States\":{\"Hold\":{\"Type\":\"Wait\",\"Seconds\":600,\"End\":true}}}");
+        String[] aws = {"--state-machine-arn", sm, "--endpoint-url", moto.endpoint().toString()};
+        Result started = run(concat(new String[] {"start", "--window", today}, aws));
+        assertThat(started.exit()).as(started.err()).isZero();
+        assertThat(started.out()).contains("started reconcile-" + today).contains("console.aws.amazon.com/states");
+
+        Result again = run(concat(new String[] {"start", "--window", today}, aws));
+        assertThat(again.exit()).isZero();
+        assertThat(again.out()).contains("already exists (RUNNING): duplicate start suppressed");
+
+        Result refused = run(concat(new String[] {"rerun", "--window", today}, aws));
+        assertThat(refused.exit()).isEqualTo(ExitCodes.RUN_FAILED);
+        assertThat(refused.err()).contains("running execution reconcile-" + today).contains("--force");
+
+        Result forced = run(concat(new String[] {"rerun", "--window", today, "--force", "--dry-run"}, aws));
+        assertThat(forced.exit()).as(forced.err()).isZero();
+        assertThat(forced.out()).contains("started reconcile-" + today + "-rerun-1");
+
+        Result status = run(concat(new String[] {"status", "--window", today}, aws));
+        assertThat(status.exit()).isZero();
+        assertThat(status.out()).contains("reconcile-" + today + " ").contains("reconcile-" + today + "-rerun-1").contains("RUNNING");
+
+        Result history = run(concat(new String[] {"history", "--execution", "reconcile-" + today}, aws));
+        assertThat(history.exit()).as(history.err()).isZero();
+        assertThat(history.out()).contains("execution started").contains("→ Hold");
+    }
+
+    @Test
+    void accessDeniedAndThrottlingAreAwsErrorsWithAClearMessage() {
+        try (FakeStepFunctions fake = new FakeStepFunctions()) {
+            String arn = "arn:aws:states:eu-west-1:123456789012:stateMachine:reconciler";
+            fake.answer("ListExecutions", 400, "{\"__type\":\"com.amazon.coral.service#AccessDeniedException\",\"message\":\"User: arn:aws:iam::123456789012:user/ops is not authorized to perform: states:ListExecutions\"}");
+            Result denied = run("status", "--window", "2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            assertThat(denied.exit()).isEqualTo(ExitCodes.AWS_ERROR);
+            assertThat(denied.err()).contains("AccessDeniedException").contains("not authorized").contains("credentials");
+
+            fake.answer("ListExecutions", 400, "{\"__type\":\"ThrottlingException\",\"message\":\"Rate exceeded\"}");
+            Result throttled = run("status", "--window", "2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            assertThat(throttled.exit()).isEqualTo(ExitCodes.AWS_ERROR);
+            assertThat(throttled.err()).contains("ThrottlingException").contains("retry");
+            assertThat(fake.calls("ListExecutions")).as("the SDK retried the throttled call before giving up").isGreaterThan(2);
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+}

@@ -1,0 +1,134 @@
+package com.payments.reconciler.harness;
+
+import com.payments.reconciler.cli.ExitCodes;
+
+import com.payments.reconciler.harness.chaos.ChaosCampaign;
+import com.payments.reconciler.harness.chaos.ChaosReport;
+import com.payments.reconciler.harness.chaos.Mutant;
+import com.payments.reconciler.local.faults.FaultSpec;
+import com.payments.reconciler.workflow.Json;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code bin/reconciler chaos}: the fault campaign; {@code --mutant} runs it with a deliberate defect the checks must catch. */
+@Command(name = "chaos", mixinStandardHelpOptions = true,
+        description = "Run randomized fault schedules through the full local pipeline and check I1-I5 from the stored state after each.")
+final class ChaosCommand implements Callable<Integer> {
+
+    static final String DEFAULT_FAULTS = "ddb-conflict=0.15,ddb-throttle=0.02,ddb-lost-response=0.02";
+    static final int MAX_SCHEDULES = 100_000;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--schedules", paramLabel = "N", defaultValue = "50", description = "Fault schedules to run, 1 to " + MAX_SCHEDULES + " (default: ${DEFAULT-VALUE}).")
+    int schedules;
+
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1", description = "Campaign seed, a 64-bit integer (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--replay", paramLabel = "SCHEDULE_SEED",
+            description = "Run only the schedule with this seed (as a failure reports it), instead of a campaign.")
+    Long replay;
+
+    @Option(names = "--faults", paramLabel = "SPEC", defaultValue = DEFAULT_FAULTS,
+            description = "DynamoDB fault rates while a schedule has them on; ddb-* keys only, provider faults are part of each schedule; ddb-item-conflict (a write refused while a transaction in flight names its item) is 0 unless given (default: ${DEFAULT-VALUE}).")
+    String faults;
+
+    @Option(names = "--unfenced", description = "Negative control: decisions without the lease check (the same as --mutant no-lease-check). Must report violations.")
+    boolean unfenced;
+
+    @Option(names = "--mutant", paramLabel = "NAME",
+            description = "Run the workers with this deliberate defect (in the harness only; --list-mutants names them). Must report the invariant it breaks: exit 1.")
+    String mutantName;
+
+    @Option(names = "--list-mutants", description = "Print each mutant's name, its defect and the invariant it must break, then exit.")
+    boolean listMutants;
+
+    @Option(names = "--dump-state", paramLabel = "DIR",
+            description = "Write each schedule's final tables and provider effects to DIR/schedule-<n>-<seed>/ (as local --dump-state does).")
+    Path dumpState;
+
+    @Option(names = "--json", description = "Print exactly the campaign report on stdout; progress goes to stderr.")
+    boolean json;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/chaos", description = "Engine logs (default: ${DEFAULT-VALUE}).")
+    Path workDir;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (listMutants) {
+            for (Mutant m : Mutant.all()) {
+                out.printf("%-32s %-3s %s%n", m.cliName(), m.invariant(), m.description());
+            }
+            out.flush();
+            return ExitCodes.OK;
+        }
+        if (unfenced && mutantName != null) {
+            throw new IllegalArgumentException("--unfenced is the no-lease-check mutant; give it or --mutant, not both");
+        }
+        Mutant mutant = unfenced ? Mutant.NO_LEASE_CHECK : mutantName == null ? null : Mutant.fromCliName(mutantName);
+        if (schedules < 1 || schedules > MAX_SCHEDULES) {
+            throw new IllegalArgumentException("--schedules must be from 1 to " + MAX_SCHEDULES + ", was " + schedules);
+        }
+        FaultSpec rates = dynamoRates(faults);
+        PrintWriter console = json ? spec.commandLine().getErr() : out;
+        ChaosCampaign campaign = new ChaosCampaign(workDir, mutant, rates, dumpState, line -> {
+            console.println(line);
+            console.flush();
+        });
+        ChaosReport report = replay != null ? campaign.replay(replay) : campaign.run(schedules, seed);
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            print(out, report, mutant, faults);
+        }
+        out.flush();
+        return report.clean() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    /** {@code --faults} for a campaign: the DynamoDB rates; provider faults are drawn per schedule, so their keys are refused. */
+    static FaultSpec dynamoRates(String text) {
+        FaultSpec spec = FaultSpec.parse(text);
+        if (spec.providerDrop() > 0 || spec.provider5xx() > 0 || spec.providerSlow() > 0) {
+            throw new IllegalArgumentException("--faults: chaos draws provider faults (perform-then-drop, 5xx, slow) per schedule from its seed; "
+                    + "give only " + FaultSpec.DDB_CONFLICT + ", " + FaultSpec.DDB_THROTTLE + ", " + FaultSpec.DDB_LOST_RESPONSE + " and " + FaultSpec.DDB_ITEM_CONFLICT
+                    + ", e.g. " + DEFAULT_FAULTS + "; was '" + text + "'");
+        }
+        return spec;
+    }
+
+    private static void print(PrintWriter out, ChaosReport r, Mutant mutant, String faults) {
+        out.println();
+        out.printf("%d schedules, %s, seed %d, %.1f s (median schedule %d ms)%n", r.schedules(),
+                mutant == null ? "fenced" : "MUTANT " + mutant.cliName() + " (must break " + mutant.invariant() + "; took effect "
+                        + r.mutantEffects() + " times)", r.seed(), r.wallTimeMillis() / 1000.0, r.medianScheduleMillis());
+        out.println("faults injected:");
+        for (Map.Entry<String, Long> e : r.faultsInjected().entrySet()) {
+            out.printf("  %-36s %,8d%n", e.getKey(), e.getValue());
+        }
+        out.printf("executions superseded: %d, operator reruns needed: %d%n", r.executionsSuperseded(), r.rerunsNeeded());
+        out.println("violations: " + r.violations() + " in " + r.schedulesWithViolations() + " schedules");
+        if (!r.errors().isEmpty()) {
+            out.println("schedules that could not be run to a verdict: " + r.errors().size());
+            for (ChaosReport.Failure e : r.errors()) {
+                out.println("  " + e.schedule());
+                e.trace().forEach(t -> out.println("    | " + t));
+            }
+        }
+        for (ChaosReport.Failure f : r.failures()) {
+            out.println("  " + f.schedule());
+            out.println("  reproduce: bin/reconciler chaos --replay " + f.seed() + (mutant == null ? "" : " --mutant " + mutant.cliName())
+                    + (DEFAULT_FAULTS.equals(faults) ? "" : " --faults " + faults));
+            f.violations().forEach(v -> out.println("    " + v));
+            f.trace().forEach(t -> out.println("    | " + t));
+        }
+    }
+}

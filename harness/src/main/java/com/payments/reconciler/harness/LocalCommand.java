@@ -1,0 +1,200 @@
+package com.payments.reconciler.harness;
+
+import com.payments.reconciler.cli.WindowOptions;
+import com.payments.reconciler.cli.ExitCodes;
+
+import com.payments.reconciler.harness.local.LocalPipeline;
+import com.payments.reconciler.harness.local.LocalRun;
+import com.payments.reconciler.harness.local.SyntheticData;
+import com.payments.reconciler.harness.report.RunReport;
+import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.ProviderQuota;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code bin/reconciler local}: the main job on embedded defaults (docs/design.md §12). */
+@Command(name = "local", mixinStandardHelpOptions = true,
+        description = "Run one nightly window end to end on the local engines (moto's DynamoDB and Step Functions, "
+                + "each function of the synthesised stack in Lambda sandboxes of its own, a simulated provider).")
+final class LocalCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--window", paramLabel = "YYYY-MM-DD", description = "The window (default: the latest whose window start has passed, in the schedule zone).")
+    String window;
+
+    @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations (default: ${DEFAULT-VALUE}).")
+    int authorisations;
+
+    @Option(names = "--settled-fraction", paramLabel = "F", defaultValue = "0.1",
+            description = "Fraction of due authorisations that have a settlement (default: ${DEFAULT-VALUE}).")
+    double settledFraction;
+
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the synthetic data and faults (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", description = "Print exactly the report object on stdout; everything else goes to stderr.")
+    boolean json;
+
+    @Option(names = "--dump-state", paramLabel = "DIR", description = "Write tables.jsonl and provider-effects.jsonl into DIR.")
+    Path dumpState;
+
+    @Option(names = "--faults", paramLabel = "SPEC", description = "Injected faults, e.g. ddb-conflict=0.05,ddb-lost-response=0.02,provider-drop=0.1,provider-5xx=0.05")
+    String faults;
+
+    @Option(names = "--dry-run", description = "Decide, write nothing, list what would be released.")
+    boolean dryRun;
+
+    @Option(names = "--engine", paramLabel = "ENGINE", description = "lambda-sandboxes: each function of the synthesised stack "
+            + "in JVMs of its own, started as Lambda starts it (the default); in-process: the handler classes in this JVM "
+            + "(the default for --scenario failover and --faults ddb-*, which act inside the handlers' clients).")
+    String engine;
+
+    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start or provider-lost-response.")
+    String scenario;
+
+    @Option(names = "--provider-quota", paramLabel = "N", description = "The simulated provider enforces N requests per second "
+            + "(429 with Retry-After beyond it) and the night is configured with that quota (default: the stack's quota, not enforced).")
+    Double providerQuota;
+
+    @Option(names = "--provider-concurrency", paramLabel = "M", description = "With --provider-quota: the concurrent requests the "
+            + "provider allows (default: the stack's, 32).")
+    Integer providerConcurrency;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
+    Path workDir;
+
+    @Mixin
+    WindowOptions windowOptions;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter console = json ? err : out;
+        WindowConfig config = windowOptions.config(dryRun);
+        Instant now = Clock.systemUTC().instant();
+        WindowId windowId = window == null ? config.latestStartedWindow(now) : WindowId.parse(window, "--window");
+        config.requireStartable(windowId, now);
+        LocalRun.Scenario chosen = scenario(scenario);
+        if (authorisations > 1_000_000) {
+            throw new IllegalArgumentException("--authorisations must be from 0 to 1000000, was " + authorisations);
+        }
+        LocalFaults parsed = LocalFaults.parse(faults, seed);
+        boolean needsInProcess = chosen == LocalRun.Scenario.FAILOVER || !parsed.dynamo().isEmpty();
+        LocalPipeline.Hosting hosting = switch (engine == null ? (needsInProcess ? "in-process" : "lambda-sandboxes") : engine) {
+            case "lambda-sandboxes" -> LocalPipeline.Hosting.sandboxes();
+            case "in-process" -> LocalPipeline.Hosting.IN_PROCESS;
+            default -> throw new IllegalArgumentException("--engine must be lambda-sandboxes or in-process, was " + engine);
+        };
+        LocalRun.Options options = new LocalRun.Options(windowId, config,
+                new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
+                workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency));
+        LocalRun.Outcome outcome = new LocalRun(options, line -> {
+            console.println(line);
+            console.flush();
+        }, Clock.systemUTC()).run();
+        RunReport report = outcome.report();
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            printSummary(out, report);
+        }
+        out.flush();
+        boolean ok = report.invariantsHold() && ("SUCCEEDED".equals(report.execution().status()));
+        return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    /** {@code --provider-quota} and {@code --provider-concurrency}, checked by the quota's own rule (exit 2 on a bad value). */
+    static Optional<ProviderQuota> quota(Double requestsPerSecond, Integer concurrency) {
+        if (requestsPerSecond == null) {
+            if (concurrency != null) {
+                throw new IllegalArgumentException("--provider-concurrency needs --provider-quota (the provider's requests per second)");
+            }
+            return Optional.empty();
+        }
+        int concurrent = concurrency != null ? concurrency : ProviderQuota.DEFAULT.maxConcurrentRequests();
+        try {
+            return Optional.of(new ProviderQuota(requestsPerSecond, concurrent));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--provider-quota / --provider-concurrency: " + e.getMessage());
+        }
+    }
+
+    static LocalRun.Scenario scenario(String name) {
+        if (name == null) {
+            return LocalRun.Scenario.NONE;
+        }
+        return switch (name) {
+            case "failover" -> LocalRun.Scenario.FAILOVER;
+            case "duplicate-start" -> LocalRun.Scenario.DUPLICATE_START;
+            case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
+            default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response; was '" + name + "'");
+        };
+    }
+
+    private static void printSummary(PrintWriter out, RunReport r) {
+        out.println();
+        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
+                r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
+        out.println("┌──────────────────────────┬────────────┐");
+        row(out, "events published", r.ingestion().published());
+        row(out, "events accepted", r.ingestion().accepted());
+        row(out, "events duplicate", r.ingestion().duplicates());
+        row(out, "events rejected", r.ingestion().rejected());
+        row(out, "events dead-lettered", r.ingestion().deadLettered());
+        out.println("├──────────────────────────┼────────────┤");
+        row(out, "authorisations", r.counts().authorisations());
+        row(out, "candidates decided", r.counts().candidates());
+        row(out, "releases requested", r.counts().releaseRequested());
+        row(out, "skipped: settled", r.counts().skippedSettled());
+        row(out, "skipped: changed", r.counts().skippedStale());
+        row(out, "fenced refusals", r.counts().fencedRefusals());
+        row(out, "delivered", r.counts().delivered());
+        row(out, "delivery attempts", r.counts().deliveryAttempts());
+        row(out, "left for the next run", r.counts().backlogLeft());
+        row(out, "provider 429 answers", r.provider().answers429());
+        row(out, "provider quota refusals", r.provider().quotaViolations());
+        out.println("├──────────────────────────┼────────────┤");
+        row(out, "state transitions", r.cost().stateTransitions());
+        row(out, "Lambda invocations", r.cost().lambdaInvocations());
+        row(out, "DynamoDB requests", r.cost().dynamodbRequests());
+        row(out, "provider calls", r.cost().providerCalls());
+        out.println("└──────────────────────────┴────────────┘");
+        if (r.counts().backlogLeft() > 0) {
+            out.printf("the night could not deliver everything at the provider's quota: %,d commands wait for the next run%n",
+                    r.counts().backlogLeft());
+        }
+        out.println("invariants: " + String.join("  ", r.invariants().entrySet().stream()
+                .map(e -> e.getKey() + " " + (e.getValue() ? "✓" : "✗ VIOLATED")).toList()));
+    }
+
+    private static void row(PrintWriter out, String label, long value) {
+        out.printf("│ %-24s │ %,10d │%n", label, value);
+    }
+
+    /** The handlers' fault layer and the provider's faults from {@code --faults}. */
+    record LocalFaults(List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> dynamo, ProviderFaults provider) {
+        static LocalFaults parse(String spec, long seed) {
+            if (spec == null || spec.isBlank()) {
+                return new LocalFaults(List.of(), ProviderFaults.NONE);
+            }
+            return FaultFlags.parse(spec, seed);
+        }
+    }
+
+}

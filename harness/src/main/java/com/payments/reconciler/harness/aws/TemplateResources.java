@@ -1,0 +1,53 @@
+package com.payments.reconciler.harness.aws;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.store.TableNames;
+import com.payments.reconciler.store.TableSchema;
+import com.payments.reconciler.store.Tables;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A local resource map for the template's resources that function roles and environments name, as the
+ * in-process pipeline creates them: its tables (by schema), its state machine, its secret in moto, and for
+ * roles, log groups, queues and keys (which the local night does not create) ARNs of the local account. Until the
+ * integrator creates resources from the template itself, this is what the template is resolved against.
+ */
+public final class TemplateResources {
+
+    private TemplateResources() {
+    }
+
+    public static LocalResources of(SynthesizedTemplate template, TableNames tables, String stateMachineArn, String secretArn,
+                             String region, String account) {
+        Map<String, LocalResources.Resource> map = new LinkedHashMap<>();
+        String arnPrefix = ":" + region + ":" + account + ":";
+        template.resources("AWS::DynamoDB::Table").forEach((id, table) -> {
+            String name = tables.nameOf(schemaOf(table));
+            map.put(id, LocalResources.Resource.of(name, "arn:aws:dynamodb" + arnPrefix + "table/" + name));
+        });
+        template.resources("AWS::StepFunctions::StateMachine").forEach((id, sm) ->
+                map.put(id, new LocalResources.Resource(stateMachineArn, Map.of("Arn", stateMachineArn,
+                        "Name", stateMachineArn.substring(stateMachineArn.lastIndexOf(':') + 1)))));
+        template.resources("AWS::SecretsManager::Secret").forEach((id, s) -> map.put(id, LocalResources.Resource.of(secretArn, secretArn)));
+        template.resources("AWS::IAM::Role").forEach((id, r) -> map.put(id, LocalResources.Resource.of(id, "arn:aws:iam::" + account + ":role/" + id)));
+        template.resources("AWS::Logs::LogGroup").forEach((id, g) -> {
+            String name = g.path("Properties").path("LogGroupName").asText(id);
+            map.put(id, LocalResources.Resource.of(name, "arn:aws:logs" + arnPrefix + "log-group:" + name + ":*"));
+        });
+        template.resources("AWS::SQS::Queue").forEach((id, q) -> {
+            String name = q.path("Properties").path("QueueName").asText(id);
+            map.put(id, new LocalResources.Resource("https://sqs." + region + ".amazonaws.com/" + account + "/" + name,
+                    Map.of("Arn", "arn:aws:sqs" + arnPrefix + name, "QueueName", name)));
+        });
+        template.resources("AWS::KMS::Key").forEach((id, k) -> map.put(id, LocalResources.Resource.of(id, "arn:aws:kms" + arnPrefix + "key/" + id)));
+        return LocalResources.of(map, region, account);
+    }
+
+    /** The template's table names are the stack's prefix plus the schema's logical name. */
+    private static TableSchema schemaOf(JsonNode table) {
+        String name = table.path("Properties").path("TableName").asText();
+        return Tables.ALL.stream().filter(s -> name.endsWith(s.logicalName())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("the template's table " + name + " is none of Tables.ALL"));
+    }
+}

@@ -1,0 +1,34 @@
+package com.payments.reconciler.harness.bench;
+
+/**
+ * What a DynamoDB request was for, so "requests per released hold" can be read by operation of the
+ * design rather than by API name (a decision and a delivery mark are both TransactWriteItems).
+ */
+public enum Purpose {
+    CANDIDATE_PAGES("candidate query pages", "Query pending-by-age"),
+    SETTLEMENT_READS("settlement reads", "BatchGetItem Settlements: one per release batch, settled candidates left out"),
+    DELIVERY_SETTLEMENT_READS("delivery settlement reads",
+            "BatchGetItem Settlements, strongly consistent: each round of delivery slots, just before its provider calls (I3 at the call)"),
+    RELEASE_TRANSACTIONS("release transactions", "TransactWriteItems: lease check + up to 33 x (authorisation + settlement + outbox)"),
+    IDEMPOTENCY_RECORDS("idempotency records", "Powertools records of the delivery guard"),
+    DELIVERY_PAGES("delivery query pages", "Query pending-delivery"),
+    DELIVERY_MARKS("delivery marks", "TransactWriteItems: lease check + up to 99 commands"),
+    LEASE("lease acquire/renew/release", "UpdateItem on the lease item"),
+    OTHER("other", "any other DynamoDB request");
+
+    private final String label;
+    private final String detail;
+
+    Purpose(String label, String detail) {
+        this.label = label;
+        this.detail = detail;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public String detail() {
+        return detail;
+    }
+}

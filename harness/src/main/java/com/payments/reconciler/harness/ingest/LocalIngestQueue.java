@@ -1,0 +1,130 @@
+package com.payments.reconciler.harness.ingest;
+
+import com.payments.reconciler.testing.LocalAwsClients;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+
+/**
+ * The ingestion queue and its dead-letter queue on the local engine (moto serves SQS beside DynamoDB and Step
+ * Functions), with the template's redrive policy: a message received {@code maxReceiveCount} times without being
+ * deleted moves to the dead-letter queue on its next receive, as SQS does. The card platform's side too: it publishes
+ * events as message bodies, ten per {@code SendMessageBatch}.
+ */
+public final class LocalIngestQueue implements AutoCloseable {
+
+    /** SendMessageBatch's limit. */
+    private static final int SEND_BATCH = 10;
+
+    private final SqsClient sqs;
+    private final String url;
+    private final String arn;
+    private final String deadLetterUrl;
+    private final MappingSpec spec;
+
+    private LocalIngestQueue(SqsClient sqs, String url, String arn, String deadLetterUrl, MappingSpec spec) {
+        this.sqs = sqs;
+        this.url = url;
+        this.arn = arn;
+        this.deadLetterUrl = deadLetterUrl;
+        this.spec = spec;
+    }
+
+    /** Creates {@code {prefix}ingest-events} and {@code {prefix}ingest-events-dlq} as the stack names them. */
+    public static LocalIngestQueue create(URI engine, String prefix, MappingSpec spec) {
+        return create(engine, prefix, spec, List.of());
+    }
+
+    /** As {@link #create(URI, String, MappingSpec)}, every SQS request (platform and mapping) seen by the interceptors. */
+    public static LocalIngestQueue create(URI engine, String prefix, MappingSpec spec, List<ExecutionInterceptor> interceptors) {
+        SqsClient sqs = SqsClient.builder().region(LocalAwsClients.REGION).endpointOverride(engine)
+                .overrideConfiguration(ClientOverrideConfiguration.builder().executionInterceptors(List.copyOf(interceptors)).build())
+                .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(2)).socketTimeout(Duration.ofSeconds(90)).build())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"))).build();
+        String dlqUrl = sqs.createQueue(b -> b.queueName(prefix + "ingest-events-dlq")).queueUrl();
+        String dlqArn = attribute(sqs, dlqUrl, QueueAttributeName.QUEUE_ARN);
+        String redrive = "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":" + spec.maxReceiveCount() + "}";
+        String url = sqs.createQueue(b -> b.queueName(prefix + "ingest-events").attributes(Map.of(
+                QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(spec.visibilityTimeout().toSeconds()),
+                QueueAttributeName.REDRIVE_POLICY, redrive))).queueUrl();
+        return new LocalIngestQueue(sqs, url, attribute(sqs, url, QueueAttributeName.QUEUE_ARN), dlqUrl, spec);
+    }
+
+    /** Publishes each body as one message; returns how many were sent. */
+    public int publish(List<String> bodies) {
+        for (int from = 0; from < bodies.size(); from += SEND_BATCH) {
+            List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
+            for (int i = from; i < Math.min(bodies.size(), from + SEND_BATCH); i++) {
+                entries.add(SendMessageBatchRequestEntry.builder().id(Integer.toString(i - from)).messageBody(bodies.get(i)).build());
+            }
+            SendMessageBatchResponse response = sqs.sendMessageBatch(b -> b.queueUrl(url).entries(entries));
+            if (response.hasFailed() && !response.failed().isEmpty()) {
+                throw new IllegalStateException("the local queue refused " + response.failed().size() + " messages: "
+                        + response.failed().getFirst().message());
+            }
+        }
+        return bodies.size();
+    }
+
+    /** Messages waiting or in flight (received, neither deleted nor visible again). */
+    public long notDone() {
+        Map<QueueAttributeName, String> attributes = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)).attributes();
+        return attributes.values().stream().mapToLong(Long::parseLong).sum();
+    }
+
+    public long deadLettered() {
+        return Long.parseLong(attribute(sqs, deadLetterUrl, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
+    }
+
+    /** The dead-letter queue's messages, received once with a long visibility timeout (tests: what reached it). */
+    public List<Message> receiveDeadLetters() {
+        List<Message> all = new ArrayList<>();
+        while (true) {
+            List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterUrl).maxNumberOfMessages(SEND_BATCH)
+                    .visibilityTimeout(3600).waitTimeSeconds(0)).messages();
+            if (batch.isEmpty()) {
+                return all;
+            }
+            all.addAll(batch);
+        }
+    }
+
+    SqsClient sqs() {
+        return sqs;
+    }
+
+    public String url() {
+        return url;
+    }
+
+    public String arn() {
+        return arn;
+    }
+
+    public MappingSpec spec() {
+        return spec;
+    }
+
+    private static String attribute(SqsClient sqs, String queueUrl, QueueAttributeName name) {
+        return sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(name)).attributes().get(name);
+    }
+
+    @Override
+    public void close() {
+        sqs.close();
+    }
+}

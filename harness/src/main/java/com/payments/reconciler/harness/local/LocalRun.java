@@ -1,0 +1,374 @@
+package com.payments.reconciler.harness.local;
+
+import com.payments.reconciler.cli.operator.HistoryRenderer;
+import com.payments.reconciler.cli.operator.ExecutionFollower;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.audit.InvariantAudit;
+import com.payments.reconciler.audit.ProviderEffect;
+import com.payments.reconciler.audit.StoreSnapshot;
+import com.payments.reconciler.harness.aws.AwsCallRecorder;
+import com.payments.reconciler.harness.aws.SynthesizedTemplate;
+import com.payments.reconciler.harness.ingest.LocalIngestQueue;
+import com.payments.reconciler.harness.ingest.MappingSpec;
+import com.payments.reconciler.harness.ingest.PlatformFeed;
+import com.payments.reconciler.harness.report.RunReport;
+import com.payments.reconciler.harness.report.StateDump;
+import com.payments.reconciler.local.provider.Fault;
+import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.local.provider.RequestQuota;
+import com.payments.reconciler.reconcile.Candidate;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.ExecutionName;
+import com.payments.reconciler.window.StartResult;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.ErrorNames;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.JsonHandler;
+import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderQuota;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.sfn.model.HistoryEvent;
+
+/**
+ * {@code bin/reconciler local}: one nightly window end to end on the local engines (docs/design.md §12). The
+ * Scheduler event goes to StartWindow through the Lambda Invoke API (twice, as Scheduler may deliver
+ * it), the execution runs the shipped ASL in moto, and the report's invariants are checked from the
+ * stored tables and the provider's effect log. Scenarios replay the failure modes the design is for.
+ */
+public final class LocalRun {
+
+    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE }
+
+    /**
+     * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
+     * @param hosting how the functions run (sandboxes from the synthesised template, or in this JVM)
+     * @param providerQuota a quota the simulated provider enforces and the night is configured with (issue 17); empty: the
+     *                      stack's configured quota, not enforced by the provider
+     */
+    public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
+                          Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
+                          ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
+                          Optional<ProviderQuota> providerQuota) {
+        public Options {
+            dynamoFaults = List.copyOf(dynamoFaults);
+            if (hosting instanceof LocalPipeline.Sandboxes && (scenario == Scenario.FAILOVER || !dynamoFaults.isEmpty())) {
+                // Both act inside the handlers' own SDK clients, which only in-process hosting shares with the runner.
+                throw new IllegalArgumentException("--engine lambda-sandboxes cannot pause a worker (--scenario failover) or inject "
+                        + "DynamoDB faults (--faults ddb-*); use --engine in-process for those");
+            }
+        }
+    }
+
+    /** The report, the followed executions and what the data implied. */
+    public record Outcome(RunReport report, List<ExecutionFollower.Followed> executions, SyntheticData.Expected expected,
+                          InvariantAudit.Report audit) {
+        public boolean succeeded() {
+            return "SUCCEEDED".equals(report.execution().status()) && report.invariantsHold();
+        }
+    }
+
+    private static final ObjectMapper JSON = Json.mapper();
+    static final String LOCAL_QUEUE_PREFIX = "local-";
+    private final Options options;
+    private final Consumer<String> console;
+    private final Clock wall;
+
+    public LocalRun(Options options, Consumer<String> console, Clock wall) {
+        this.options = options;
+        this.console = console;
+        this.wall = wall;
+    }
+
+    public Outcome run() throws InterruptedException {
+        ShiftableClock clock = new ShiftableClock(wall);
+        ExecutionName scheduledName = ExecutionName.scheduled(options.window());
+        WritePause pause = new WritePause(scheduledName.toString());
+        RequestCounter requests = new RequestCounter();
+        List<ExecutionInterceptor> interceptors = new ArrayList<>(options.dynamoFaults());
+        interceptors.add(requests);
+        if (options.scenario() == Scenario.FAILOVER) {
+            interceptors.add(pause);
+        }
+        LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.fastRetries(),
+                interceptors, options.providerFaults(), options.config().toEnvironment()).withHosting(options.hosting())
+                .withProviderQuota(options.providerQuota());
+        try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
+            ExecutionInput input = options.config().inputFor(options.window());
+            console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
+                    + " minus grace " + input.gracePeriod() + "), " + input.shards() + " shards" + (input.dryRun() ? ", DRY RUN" : ""));
+            // The card platform's side: the data as events, through the ingestion queue and the real IngestEvents.
+            SyntheticEvents events = options.data().events(input.cutoff());
+            SyntheticData.Expected expected = events.expected();
+            PlatformFeed.Tally ingestion;
+            try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
+                ingestion = new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall).feed(events.bodies(), 0,
+                        () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+            }
+            console.accept("ingested " + ingestion.published() + " events through the queue and IngestEvents (" + ingestion.invocations()
+                    + " invocations): " + ingestion.accepted() + " accepted, " + ingestion.duplicates() + " duplicates, "
+                    + ingestion.rejected() + " rejected, " + ingestion.deadLettered() + " dead-lettered");
+            console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
+                    + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");
+            pipeline.writeLog().clear();
+            requests.reset();
+            pipeline.awsCalls().ifPresent(AwsCallRecorder::clear);
+            String scheduledTime = input.windowStart().toString();
+
+            List<ExecutionFollower.Followed> followed = new ArrayList<>();
+            int suppressed = switch (options.scenario()) {
+                case NONE, PROVIDER_LOST_RESPONSE -> {
+                    if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
+                        dropFirstResponses(pipeline, expected);
+                    }
+                    StartResult first = deliverScheduleEvent(pipeline, scheduledTime);
+                    StartResult second = deliverScheduleEvent(pipeline, scheduledTime);
+                    followed.add(follow(pipeline, first.executionArn(), expected));
+                    yield countSuppressed(first, second);
+                }
+                case DUPLICATE_START -> duplicateStart(pipeline, scheduledTime, expected, followed);
+                case FAILOVER -> failover(pipeline, clock, pause, scheduledTime, input, expected, followed);
+            };
+
+            ExecutionFollower.Followed last = followed.getLast();
+            PipelineEvidence evidence = PipelineEvidence.of(pipeline);
+            StoreSnapshot snapshot = evidence.snapshot();
+            List<ProviderEffect> effects = evidence.effects();
+            InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
+                    : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last));
+            InvariantAudit.Report audit = evidence.audit(completion);
+            audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
+            options.dumpState().ifPresent(dir -> {
+                StateDump.write(dir, snapshot, effects);
+                console.accept("state dumped to " + dir.resolve(StateDump.TABLES) + " and " + dir.resolve(StateDump.PROVIDER_EFFECTS));
+            });
+            RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit,
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion);
+            return new Outcome(report, List.copyOf(followed), expected, audit);
+        }
+    }
+
+    /**
+     * The stack's ingestion queue and mapping, with the visibility timeout at 0: the harness's mapping runs one poller,
+     * so a reported message is received again in its next batch rather than 180 s later (docs/emulator-differences.md).
+     */
+    public static MappingSpec localMapping(LocalPipeline.Hosting hosting) {
+        SynthesizedTemplate template = hosting instanceof LocalPipeline.Sandboxes(SynthesizedTemplate t) ? t : SynthesizedTemplate.load();
+        return MappingSpec.fromTemplate(template).withVisibilityTimeout(Duration.ZERO);
+    }
+
+    /** Scheduler's delivery: the Lambda Invoke API of StartWindow with the target input the stack defines. */
+    public static StartResult deliverScheduleEvent(LocalPipeline pipeline, String scheduledTime) {
+        String body = JSON.createObjectNode().put("scheduledTime", scheduledTime).toString();
+        URI uri = pipeline.lambdaEndpoint().resolve("/2015-03-31/functions/" + LambdaFunction.START_WINDOW.logicalName() + "/invocations");
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (response.headers().firstValue("X-Amz-Function-Error").isPresent()) {
+                throw new IllegalStateException("StartWindow failed: " + new String(response.body()));
+            }
+            return JsonHandler.parse(response.body(), StartResult.class);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not reach the local Lambda endpoint", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static int countSuppressed(StartResult... results) {
+        int n = 0;
+        for (StartResult r : results) {
+            n += r.duplicateSuppressed() ? 1 : 0;
+        }
+        return n;
+    }
+
+    private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected) {
+        String name = ExecutionName.lastSegmentOf(executionArn);
+        console.accept("following " + name);
+        HistoryRenderer renderer = new HistoryRenderer(wall.instant());
+        Progress progress = new Progress(expected.due(), console);
+        ExecutionFollower.Followed result = pipeline.follow(executionArn, event -> {
+            renderer.render(event).ifPresent(line -> console.accept("  " + name + " " + line));
+            progress.on(event);
+        });
+        console.accept(name + " " + result.status() + result.error().map(e -> " (" + e + ")").orElse("")
+                + ", " + result.stateTransitions() + " state transitions");
+        return result;
+    }
+
+    /** The scheduled run, then two more deliveries while it runs (held at its first page), then one after it closed. */
+    private int duplicateStart(LocalPipeline pipeline, String scheduledTime, SyntheticData.Expected expected,
+                               List<ExecutionFollower.Followed> followed) throws InterruptedException {
+        CountDownLatch atFirstPage = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        pipeline.hook(new InvocationHook() {
+            @Override
+            public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
+                if (function == LambdaFunction.RECONCILE_PAGE && invocation == 1) {
+                    atFirstPage.countDown();
+                    await(release);
+                }
+                return null;
+            }
+        });
+        StartResult first = deliverScheduleEvent(pipeline, scheduledTime);
+        if (!atFirstPage.await(2, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("the first execution never reached its first page");
+        }
+        StartResult second = deliverScheduleEvent(pipeline, scheduledTime);
+        StartResult third = deliverScheduleEvent(pipeline, scheduledTime);
+        console.accept("delivered the occurrence twice more while " + first.executionName() + " runs: "
+                + (second.duplicateSuppressed() && third.duplicateSuppressed() ? "both suppressed" : "NOT suppressed"));
+        release.countDown();
+        followed.add(follow(pipeline, first.executionArn(), expected));
+        StartResult late = deliverScheduleEvent(pipeline, scheduledTime);
+        console.accept("delivered it once more after the execution closed: " + (late.duplicateSuppressed() ? "suppressed" : "NOT suppressed"));
+        long executions = pipeline.sfn().listExecutions(b -> b.stateMachineArn(pipeline.stateMachineArn())).executions().size();
+        console.accept("executions of the state machine: " + executions);
+        return countSuppressed(second, third, late);
+    }
+
+    /**
+     * The incident: execution A is paused after reading and checking an authorisation, its lease
+     * expires, a rerun B takes over and completes the window; A resumes, its write is refused (Fenced)
+     * and A ends Superseded.
+     */
+    private int failover(LocalPipeline pipeline, ShiftableClock clock, WritePause pause, String scheduledTime, ExecutionInput input,
+                         SyntheticData.Expected expected, List<ExecutionFollower.Followed> followed) throws InterruptedException {
+        StartResult a = deliverScheduleEvent(pipeline, scheduledTime);
+        if (!pause.awaitPaused(2, TimeUnit.MINUTES)) {
+            throw new IllegalStateException(a.executionName() + " never reached its first write");
+        }
+        console.accept(a.executionName() + " is paused just before its first write (a GC pause); advancing the clock past its lease");
+        clock.advance(com.payments.reconciler.workflow.Timing.LEASE_DURATION.plusMinutes(1));
+        WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(),
+                new EmfMetrics(clock, "cli", line -> { }));
+        StartResult b = starter.startRerun(options.window(), input, true);
+        console.accept("operator reruns the window as " + b.executionName());
+        ExecutionFollower.Followed rerun = follow(pipeline, b.executionArn(), expected);
+        console.accept(a.executionName() + " resumes");
+        pause.resume();
+        ExecutionFollower.Followed stale = follow(pipeline, a.executionArn(), expected);
+        followed.add(stale);
+        followed.add(rerun);
+        return 0;
+    }
+
+    private static void dropFirstResponses(LocalPipeline pipeline, SyntheticData.Expected expected) {
+        // The provider performs the first release of the first ten authorisations and drops its response.
+        for (int i = 0; i < Math.min(10, expected.authorisations()); i++) {
+            pipeline.provider().forceNext(Candidate.operationIdFor(String.format("auth-%08d", i)), Fault.PERFORM_THEN_DROP);
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(5, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("scenario latch never opened");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private RunReport report(ExecutionFollower.Followed last, int suppressed, SyntheticData.Expected expected,
+                             List<ExecutionFollower.Followed> followed, LocalPipeline pipeline, RequestCounter requests,
+                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox, PlatformFeed.Tally ingestion) {
+        JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
+        JsonNode reconcile = summary.path("reconcile");
+        long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
+        String name = ExecutionName.lastSegmentOf(last.executionArn());
+        // The night's cost: the ingestion before it is reported on its own (RunReport.Ingestion).
+        long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
+                .mapToLong(e -> e.getValue().longValue()).sum();
+        long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
+        long providerCalls = effects.stream().mapToLong(ProviderEffect::requests).sum();
+        String status = last.status().toString();
+        return new RunReport(options.window().toString(),
+                new RunReport.Execution(name, status, suppressed),
+                new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
+                        reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
+                        outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.quarantined(), outbox.escalated(),
+                        summary.path("delivery").path("backlogLeft").asLong()),
+                new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
+                audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
+                new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
+                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()));
+    }
+
+    /** What the run's summary says it left PENDING for the next run (the audit checks it against the tables). */
+    private static long declaredBacklog(ExecutionFollower.Followed last) {
+        return last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode()).path("delivery").path("backlogLeft").asLong();
+    }
+
+    private static RunReport.Provider provider(LocalPipeline pipeline, JsonNode delivery) {
+        Optional<RequestQuota> quota = pipeline.provider().quota();
+        return new RunReport.Provider(quota.map(RequestQuota::requestsPerSecond).orElse(null),
+                quota.map(RequestQuota::maxConcurrent).orElse(null), quota.map(RequestQuota::violations).orElse(0L),
+                delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0,
+                quota.map(RequestQuota::peakInFlight).orElse(0));
+    }
+
+    /** Sandboxes' requests are counted at the front door they all go through; in-process ones by the clients' interceptor. */
+    private static long dynamoRequests(LocalPipeline pipeline, RequestCounter inProcess) {
+        return pipeline.awsCalls().map(front -> front.calls().stream()
+                        .filter(c -> c.operation().filter(op -> op.startsWith("dynamodb:")).isPresent()).count())
+                .orElseGet(inProcess::total);
+    }
+
+    private static boolean isFencedFailure(HistoryEvent event) {
+        return event.taskFailedEventDetails() != null && ErrorNames.FENCED.equals(event.taskFailedEventDetails().error());
+    }
+
+    private static JsonNode readTree(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (IOException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
+    /** A progress line per reconcile page and per delivered batch, for long windows. */
+    private static final class Progress {
+        private final long due;
+        private final Consumer<String> console;
+
+        Progress(long due, Consumer<String> console) {
+            this.due = due;
+            this.console = console;
+        }
+
+        void on(HistoryEvent event) {
+            if (due < 2_000 || event.stateExitedEventDetails() == null || !"ReconcilePage".equals(event.stateExitedEventDetails().name())) {
+                return;
+            }
+            long decided = readTree(event.stateExitedEventDetails().output()).path("page").path("totals").path("candidates").asLong();
+            int filled = (int) Math.min(30, decided * 30 / Math.max(1, due));
+            console.accept(String.format("  [%-30s] %,d/%,d candidates decided", "#".repeat(filled), decided, due));
+        }
+    }
+
+}

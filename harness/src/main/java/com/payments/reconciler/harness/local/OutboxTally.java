@@ -1,0 +1,43 @@
+package com.payments.reconciler.harness.local;
+
+import com.payments.reconciler.audit.StoreSnapshot;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * Delivery figures of a window read from the stored outbox, not from the workflow's summary. The
+ * summary adds up what each DeliverCommands call returned; a call that delivered some commands and then
+ * failed (a lost invocation, an in-progress idempotency record) returns nothing, and its retry no longer
+ * sees those commands as pending, so the summary undercounts. The outbox is the record of what was delivered.
+ *
+ * @param delivered commands of the window in {@code DELIVERED}
+ * @param attempts provider requests recorded on the window's commands (the sum of their {@code attempts})
+ * @param cancelledSettled commands of the window in {@code CANCELLED_SETTLED}
+ * @param quarantined commands of the window in {@code QUARANTINED}
+ * @param escalated commands of the window in {@code ESCALATED}
+ */
+public record OutboxTally(long delivered, long attempts, long cancelledSettled, long quarantined, long escalated) {
+
+    public static OutboxTally of(StoreSnapshot snapshot, String windowId) {
+        List<Map<String, AttributeValue>> commands = snapshot.of(ReleaseCommands.SCHEMA).stream()
+                .filter(c -> windowId.equals(text(c, ReleaseCommands.WINDOW_ID)))
+                .toList();
+        java.util.function.ToLongFunction<String> inStatus = status -> commands.stream()
+                .filter(c -> status.equals(text(c, ReleaseCommands.STATUS))).count();
+        long attempts = commands.stream()
+                .map(c -> c.get(ReleaseCommands.ATTEMPTS))
+                .filter(v -> v != null && v.n() != null)
+                .mapToLong(v -> Long.parseLong(v.n()))
+                .sum();
+        return new OutboxTally(inStatus.applyAsLong(ReleaseCommands.STATUS_DELIVERED), attempts,
+                inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_SETTLED), inStatus.applyAsLong(ReleaseCommands.STATUS_QUARANTINED),
+                inStatus.applyAsLong(ReleaseCommands.STATUS_ESCALATED));
+    }
+
+    private static String text(Map<String, AttributeValue> item, String attribute) {
+        AttributeValue value = item.get(attribute);
+        return value == null ? null : value.s();
+    }
+}

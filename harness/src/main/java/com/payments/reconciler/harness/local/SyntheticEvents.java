@@ -1,0 +1,94 @@
+package com.payments.reconciler.harness.local;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.workflow.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The synthetic data as a card platform publishes it (docs/integration.md, contract version 1): one
+ * {@code authorisation.created} per authorisation, one {@code settlement.posted} per settled one, and an
+ * {@code authorisation.voided} or {@code .expired} for some of the young ones — only young ones, so the night's
+ * expected figures are those of the data loaded directly. Published as a standard queue delivers: some events
+ * twice, all in a shuffled order (settlements and ends often before their authorisation). The duplicates, ends and
+ * order are drawn from their own stream of the seed, so the authorisations are the same as {@link SyntheticData#load}'s.
+ *
+ * @param bodies the messages to publish, in publishing order
+ * @param distinct the distinct events (each applied once)
+ * @param duplicates bodies published a second time
+ * @param ends void and expiry events among the distinct ones
+ */
+public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodies, int distinct, int duplicates, int ends) {
+
+    /** Of the young authorisations, the fraction the platform voids or lets expire before the window. */
+    static final double END_FRACTION = 0.2;
+    /** Of all events, the fraction published twice (at-least-once publishing). */
+    static final double DUPLICATE_FRACTION = 0.02;
+    /** Keeps the events' draws apart from the data's, which start from the seed itself. */
+    private static final long EVENT_STREAM = 0x1D_E5_7E_D0_0DL;
+
+    public SyntheticEvents {
+        bodies = List.copyOf(bodies);
+    }
+
+    static SyntheticEvents of(List<SyntheticData.Generated> data, Instant cutoff, long seed) {
+        SplittableRandom random = new SplittableRandom(seed ^ EVENT_STREAM);
+        List<String> events = new ArrayList<>();
+        int ends = 0;
+        for (SyntheticData.Generated g : data) {
+            events.add(created(g));
+            if (g.settled()) {
+                events.add(settled(g, cutoff));
+            }
+            if (g.young() && random.nextDouble() < END_FRACTION) {
+                events.add(ended(g, random.nextBoolean() ? "authorisation.voided" : "authorisation.expired"));
+                ends++;
+            }
+        }
+        int distinct = events.size();
+        for (int i = 0; i < distinct; i++) {
+            if (random.nextDouble() < DUPLICATE_FRACTION) {
+                events.add(events.get(i));
+            }
+        }
+        int duplicates = events.size() - distinct;
+        for (int i = events.size() - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            String swap = events.get(i);
+            events.set(i, events.get(j));
+            events.set(j, swap);
+        }
+        return new SyntheticEvents(SyntheticData.expected(data), events, distinct, duplicates, ends);
+    }
+
+    private static ObjectNode event(String type, String eventId, String authorisationId) {
+        ObjectNode e = Json.mapper().createObjectNode();
+        e.put("version", 1);
+        e.put("type", type);
+        e.put("eventId", eventId);
+        e.put("authorisationId", authorisationId);
+        return e;
+    }
+
+    private static String created(SyntheticData.Generated g) {
+        return event("authorisation.created", "created:" + g.id(), g.id()).put("amountMinor", g.amountMinor())
+                .put("currency", g.currency()).put("merchantId", g.merchantId()).put("authorisedAt", g.authorisedAt().toString()).toString();
+    }
+
+    private static String settled(SyntheticData.Generated g, Instant settledAt) {
+        return event("settlement.posted", "settled:" + g.id(), g.id()).put("amountMinor", g.amountMinor())
+                .put("currency", g.currency()).put("settledAt", settledAt.toString()).toString();
+    }
+
+    private static String ended(SyntheticData.Generated g, String type) {
+        return event(type, "ended:" + g.id(), g.id()).put("endedAt", g.authorisedAt().plus(Duration.ofHours(1)).toString()).toString();
+    }
+
+    /** Messages to publish, the duplicates included. */
+    public int published() {
+        return bodies.size();
+    }
+}

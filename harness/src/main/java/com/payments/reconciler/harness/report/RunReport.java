@@ -1,0 +1,65 @@
+package com.payments.reconciler.harness.report;
+
+import java.util.Map;
+
+/**
+ * The local run's report (docs/design.md §12): what {@code bin/reconciler local --json}
+ * prints on stdout. Counts come from the run's summary, fenced refusals from the execution histories,
+ * costs from what the local engines counted, and the invariants from the stored tables and the
+ * provider's effect log, never from the workers' own claims. {@code engine} says how the functions ran:
+ * {@code lambda-sandboxes} (each function of the synthesised template in its own JVMs, as Lambda runs it) or
+ * {@code in-process}.
+ */
+public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
+                        String engine, Provider provider, Ingestion ingestion) {
+
+    public record Execution(String name, String status, int duplicateStartsSuppressed) {
+    }
+
+    /**
+     * @param cancelledSettled commands not sent because their authorisation settled after the decision
+     * @param quarantined commands parked because the provider answered outside its contract
+     * @param escalated commands parked because they outlived automatic delivery
+     * @param backlogLeft commands the night left PENDING for the next run (its budget could not fit them at the quota)
+     */
+    public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
+                         long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
+                         long cancelledSettled, long quarantined, long escalated, long backlogLeft) {
+    }
+
+    /**
+     * The provider's side of the night (issue 17).
+     *
+     * @param quota the requests per second the simulated provider enforced, null when it enforced none
+     * @param maxConcurrent the concurrent requests it allowed, null when it enforced no quota
+     * @param quotaViolations requests it refused for being over its quota (counted by the provider)
+     * @param answers429 throttling answers the night's delivery met (counted by the workers, in the run's summary)
+     * @param throttledSeconds time the delivery calls' sending was paused by throttling answers, summed over calls
+     * @param peakConcurrent the most requests the provider had in flight at once (0 when it enforced no quota)
+     */
+    public record Provider(Double quota, Integer maxConcurrent, long quotaViolations, long answers429, double throttledSeconds,
+                           int peakConcurrent) {
+    }
+
+    /**
+     * The card platform's events, fed through the local ingestion queue and IngestEvents before the night (issue 18).
+     *
+     * @param published messages sent to the queue, duplicates included
+     * @param accepted distinct events applied, counted from the event ids stored on the items
+     * @param duplicates deliveries of an event already applied (deleted without a write of their own)
+     * @param rejected messages IngestEvents refused on every receive (never deleted)
+     * @param deadLettered messages the queue's redrive policy moved to its dead-letter queue
+     * @param receives messages received by the mapping, redeliveries included
+     * @param invocations IngestEvents invocations, one per received batch
+     */
+    public record Ingestion(long published, long accepted, long duplicates, long rejected, long deadLettered, long receives,
+                            long invocations) {
+    }
+
+    public record Cost(long stateTransitions, long lambdaInvocations, long dynamodbRequests, long providerCalls) {
+    }
+
+    public boolean invariantsHold() {
+        return !invariants.isEmpty() && invariants.values().stream().allMatch(Boolean::booleanValue);
+    }
+}
