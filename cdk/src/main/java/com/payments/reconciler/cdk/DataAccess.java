@@ -45,7 +45,7 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
 
     /**
      * The statement id of a grant. IngestEvents' are named apart ({@code Ingest…}), so a reason that excuses one of its
-     * actions in the cli's least-privilege proof can never excuse the same action of a workflow function.
+     * actions in the harness's least-privilege proof can never excuse the same action of a workflow function.
      */
     static String sid(LambdaFunction function, DataAccess grant) {
         return (function == LambdaFunction.INGEST_EVENTS ? "Ingest" : "") + grant.schema().logicalName()

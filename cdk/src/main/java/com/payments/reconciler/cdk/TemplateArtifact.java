@@ -23,7 +23,7 @@ import software.amazon.awscdk.Stack;
 /**
  * The synthesised template as a build artifact: the stack as {@code cdk synth} makes it from cdk.json's
  * context, environment-agnostic (no account or region baked in, whatever the build's environment), written as {@code <stack>.template.json} under {@link #RESOURCE_DIR} in this
- * module's classes, so the cli reads it as a resource without aws-cdk-lib on its classpath (the local
+ * module's classes, so the harness reads it as a resource without aws-cdk-lib on its classpath (the local
  * runner creates resources, starts functions and evaluates IAM from it).
  *
  * <p>Synthesis costs seconds (jsii starts a Node process); the inputs' digest is kept next to the
@@ -35,7 +35,7 @@ public final class TemplateArtifact {
 
     /** Where the templates go inside the classes directory (and so inside the jar). */
     public static final String RESOURCE_DIR = "com/payments/reconciler/cdk/synth";
-    /** One template file name per line: the cli finds the stack's template through it. */
+    /** One template file name per line: the harness finds the stack's template through it. */
     public static final String INDEX = "templates.txt";
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * IAM as synthesised, checks on the template alone: no wildcard actions, no data action on "*", no AWS managed
  * policy; each function's logs go to its own group; StartWindow reaches only this state machine; only
  * DeliverCommands reads the secret. That each role allows what its handler calls, and only that, is proven by
- * behaviour in the cli module's LeastPrivilegeNightTest: a local night's recorded calls evaluated against
+ * behaviour in the harness module's LeastPrivilegeNightTest: a local night's recorded calls evaluated against
  * these roles in the synthesised template, every call allowed and every granted action exercised or explained.
  */
 class LeastPrivilegeTest {

@@ -8,7 +8,7 @@ public final class ExitCodes {
 
     /** The command did what was asked (a run: SUCCEEDED with I1–I5 true). */
     public static final int OK = 0;
-    /** A run failed, was superseded, an invariant was violated, or a rerun or redrive was refused. */
+    /** A rerun or redrive was refused; or (the harness's local, chaos, bench) a run failed, was superseded or broke an invariant. */
     public static final int RUN_FAILED = 1;
     /** Bad usage or input: a flag, a window, a fault spec. Nothing was started or written. */
     public static final int BAD_INPUT = 2;

@@ -21,7 +21,7 @@ import software.amazon.awssdk.core.exception.SdkException;
         footer = {"%nbin/reconciler also runs the local harness (its own jar): local (one night on local engines), "
                 + "chaos (fault campaigns), bench (throughput and cost figures)."},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success (a run: SUCCEEDED with I1-I5 true)", "1:run failed, superseded, an invariant violated, or a rerun or redrive refused",
+        exitCodeList = {"0:success (local, chaos: the run SUCCEEDED with I1-I5 true)", "1:a rerun or redrive refused; local, chaos, bench: a run failed, was superseded or broke an invariant",
                 "2:bad usage or input (nothing was started or written)", "3:AWS error (permissions, throttling, endpoint)"})
 public final class ReconcilerCli {
 

@@ -59,6 +59,11 @@ final class FakeStepFunctions implements AutoCloseable {
         return calls.getOrDefault(operation, 0);
     }
 
+    /** Every request received, whatever its operation. */
+    int allCalls() {
+        return calls.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     /** The JSON body of the last request for an operation, as the SDK sent it (null if none). */
     String lastRequest(String operation) {
         return lastRequests.get(operation);

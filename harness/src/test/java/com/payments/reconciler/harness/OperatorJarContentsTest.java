@@ -26,7 +26,16 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  */
 class OperatorJarContentsTest {
 
-    private static final Path OPERATOR_JAR = Path.of(System.getProperty("reconciler.operatorJar"));
+    private static final Path OPERATOR_JAR = operatorJar();
+
+    /** Set by harness/pom.xml; the cli module packages the jar earlier in the same reactor build. */
+    private static Path operatorJar() {
+        String property = System.getProperty("reconciler.operatorJar");
+        assertThat(property).as("system property reconciler.operatorJar (harness/pom.xml sets it)").isNotBlank();
+        Path jar = Path.of(property);
+        assertThat(jar).as("the operator's jar; package cli first: mvn -B -pl cli -am package -DskipTests").isRegularFile();
+        return jar;
+    }
 
     @Test
     void theOperatorJarHoldsNoHarnessClass() {

@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  * The one Lambda {@link Context} of the harness: the function's identity, the invocation's request id and a
  * deadline, as Lambda measures it. A local invocation's deadline runs on the wall clock; a test's stands still until
  * the test moves it ({@link #remaining(Duration)}), so deadlines are tested without waiting. The modules' presets
- * ({@code cli.local.LocalContext}, the functions tests' {@code TestContext}) only fill in the function: they know the
+ * ({@code harness.local.LocalContext}, the functions tests' {@code TestContext}) only fill in the function: they know the
  * domain, this module does not.
  */
 public class LocalLambdaContext implements Context {
