@@ -27,10 +27,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Issue 16.3: every deliberate defect of {@link Mutant} on a small campaign, and the correct workers on the same
- * schedules. A row the auditor catches today must be reported with the invariant it breaks; a row it cannot catch
- * yet ({@link #AWAITING_AUDITOR_REWRITE}) must still have taken effect and must show in the state dump, read here as
- * a checker outside the project would: its invariant is asserted unreported today, so the day the rewritten auditor
- * reports it this test fails and names the row to flip.
+ * schedules. Every row must be reported with the invariant it breaks. {@link #AWAITING_AUDITOR_REWRITE}, the rows
+ * once allowed to go unreported while the auditor was rewritten (issue 16.2), is empty now; a row put back on it
+ * must still have taken effect and show in the state dump, read as a checker outside the project would.
  *
  * <p>The schedules are chosen for what each defect needs, deterministically (their pauses are latches, and they
  * have no DynamoDB fault draws): {@link #GC_PAUSE_SCHEDULE} (campaign seed 1's first schedule) freezes the scheduled
