@@ -1,11 +1,8 @@
 package com.payments.reconciler.harness;
 
-import com.payments.reconciler.testing.LocalAwsClients;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.payments.reconciler.local.moto.MotoServer;
-import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.workflow.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -19,10 +16,8 @@ import java.time.LocalDate;
 import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import software.amazon.awssdk.services.sfn.SfnClient;
 
 /** {@code bin/reconciler} as a user meets it: output, exit codes and clear errors (bad usage: {@code BadInputTableTest}). */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -31,7 +26,6 @@ class ReconcilerCliTest {
     private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
     /** Yesterday's window has always started (today's has not before 02:00 UTC). */
     private final String today = LocalDate.now(Clock.systemUTC()).minusDays(1).toString();
-    private MotoServer moto;
 
     record Result(int exit, String out, String err) {
     }
@@ -43,12 +37,6 @@ class ReconcilerCliTest {
         return new Result(exit, out.toString(), err.toString());
     }
 
-    @AfterAll
-    void stop() {
-        if (moto != null) {
-            moto.close();
-        }
-    }
 
     /** As the process runs it: real streams, so whatever the hosted handlers print is captured too. */
     static Result runAsProcess(String... args) {
@@ -137,13 +125,6 @@ class ReconcilerCliTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(Json.mapper().readTree(r.out()).at("/execution/duplicateStartsSuppressed").asInt()).isEqualTo(3);
         assertThat(r.err()).contains("executions of the state machine: 1");
-    }
-
-    private static String[] concat(String[] a, String[] b) {
-        String[] all = new String[a.length + b.length];
-        System.arraycopy(a, 0, all, 0, a.length);
-        System.arraycopy(b, 0, all, a.length, b.length);
-        return all;
     }
 
     private static List<String> fieldNames(JsonNode node) {
