@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Fails a module's build when a compiled test class that holds tests was not executed by Surefire (issue 16.1).
+ * Fails a module's build when a compiled test class that holds tests was not executed by Surefire.
  * A class whose name matches none of Surefire's include patterns is skipped without a word, and once a test
  * is silently not run nobody notices that it stopped guarding anything.
  *

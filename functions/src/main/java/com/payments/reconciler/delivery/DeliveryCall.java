@@ -36,7 +36,7 @@ final class DeliveryCall {
     private final Map<String, String> logContext;
     private final Clock clock;
     private final Deadline deadline;
-    /** This call's part of the night's provider quota (issue 17): its rate, and its concurrency as the slots. */
+    /** This call's part of the night's provider quota: its rate, and its concurrency as the slots. */
     private final ProviderQuota.Share share;
     private final DeliverySlots slots;
     private final DeliveryFailures failures = new DeliveryFailures();
@@ -105,7 +105,7 @@ final class DeliveryCall {
     }
 
     /**
-     * The shard's plan, at its first call (issue 17): its backlog against what its share of the quota sends before
+     * The shard's plan, at its first call: its backlog against what its share of the quota sends before
      * the night's delivery budget ends. A backlog that does not fit is delivered oldest first up to what fits.
      */
     private ShardPlan planShard() {

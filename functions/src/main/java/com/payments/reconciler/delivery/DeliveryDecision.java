@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * What happens to a PENDING command just before its provider call, decided from what was read then:
- * its authorisation's settlement (issue 15.2) and its age (issue 15.3). Pure; the handler does the I/O.
+ * its authorisation's settlement and its age. Pure; the handler does the I/O.
  */
 public sealed interface DeliveryDecision {
 

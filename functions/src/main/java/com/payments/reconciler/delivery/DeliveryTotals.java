@@ -13,7 +13,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param cancelledSettled commands not sent because their authorisation had settled meanwhile
  * @param quarantined commands parked because the provider answered outside its contract (alarmed on)
  * @param escalated commands parked because they outlived automatic delivery (alarmed on)
- * @param backlogLeft commands left PENDING for the next run when the shard's delivery ended (issue 17; alarmed on)
+ * @param backlogLeft commands left PENDING for the next run when the shard's delivery ended (alarmed on)
  * @param throttledAnswers provider answers that were throttling (429, or 503 with Retry-After)
  * @param throttledMillis time sending was paused by those answers
  */

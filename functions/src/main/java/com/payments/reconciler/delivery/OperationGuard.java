@@ -30,7 +30,7 @@ public interface OperationGuard {
     /**
      * The result recorded for {@code operation} if it completed (and its record has not expired), without
      * running anything: what a command that will not be sent again must be recorded with instead of
-     * "not sent" (issue 15.2/15.3 review: a release performed, then the command left PENDING).
+     * "not sent" (a review found: a release performed, then the command left PENDING).
      */
     <T> Optional<T> recorded(GuardedOperation operation, Class<T> resultType);
 }

@@ -4,7 +4,7 @@ import com.payments.reconciler.reconcile.DeliveryRecord;
 import com.payments.reconciler.workflow.Timing;
 
 /**
- * What one provider answer means for the command being sent (docs/design.md §6, issue 17). Pure: the
+ * What one provider answer means for the command being sent (docs/design.md §6). Pure: the
  * {@link CommandSender} makes the request, updates its {@link SendingRate} with the answer, and asks here what next.
  * A final answer ends the command; a throttling answer does not use up its unavailable attempts, but so long throttled
  * without any answer that the provider looks down ends the call; an unavailable answer is tried again after backoff

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * One delivery call's pace toward the provider (issue 17): a token bucket at its share of the quota holding
+ * One delivery call's pace toward the provider: a token bucket at its share of the quota holding
  * {@link Timing#PACING_CATCH_UP} of it (at least one request), kept as the generic cell rate algorithm's one instant
  * ({@code theoretical}: when the bucket would be empty again at the current rate). Turns stay on the rate's grid: a
  * sender that comes late (the round's settlement read, marking answers, a page read) gets its missed turns at once,

@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 
 /**
- * What one shard's delivery may do this night (issue 17), decided once, at the shard's first call, and carried
+ * What one shard's delivery may do this night, decided once, at the shard's first call, and carried
  * through its later calls in the workflow's state: the shard's backlog (its PENDING commands, oldest first),
  * how many of them fit at the shard's share of the quota before {@code deliverUntil} (the execution's budget
  * less {@link Timing#DELIVERY_FINISH_RESERVE}), and the pacing state a later call must honour (a

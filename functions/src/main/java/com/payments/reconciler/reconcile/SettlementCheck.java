@@ -44,7 +44,7 @@ public final class SettlementCheck {
     }
 
     /**
-     * Delivery's check (issue 15.2): a strongly consistent read, because here it is the enforcement of I3 at
+     * Delivery's check: a strongly consistent read, because here it is the enforcement of I3 at
      * the provider call, not a hint. Each settled id with its {@code settledAt} (empty if the settlement
      * carries none readable: it is settled all the same).
      */

@@ -31,7 +31,7 @@ public final class EnvVars {
     /** DeliverCommands: the Secrets Manager secret (ARN or name) holding the provider API key. */
     public static final String PROVIDER_SECRET_ID = "PROVIDER_SECRET_ID";
 
-    /** DeliverCommands: the provider's request quota for the whole night, requests per second (issue 17). */
+    /** DeliverCommands: the provider's request quota for the whole night, requests per second. */
     public static final String PROVIDER_REQUESTS_PER_SECOND = "PROVIDER_REQUESTS_PER_SECOND";
     /** DeliverCommands: the provider's limit on concurrent requests, for the whole night. */
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "PROVIDER_MAX_CONCURRENT_REQUESTS";

@@ -16,15 +16,15 @@ public final class Metrics {
     public static final String FENCED_REFUSALS = "FencedRefusals";
     public static final String DELIVERIES = "Deliveries";
     public static final String DELIVERY_REJECTED = "DeliveryRejected";
-    /** Commands not delivered because their authorisation had settled by the time of delivery (issue 15.2). */
+    /** Commands not delivered because their authorisation had settled by the time of delivery. */
     public static final String DELIVERY_CANCELLED_SETTLED = "DeliveryCancelledSettled";
-    /** Commands parked because the provider answered outside its contract (issue 15.5): alarmed on. */
+    /** Commands parked because the provider answered outside its contract: alarmed on. */
     public static final String DELIVERY_QUARANTINED = "DeliveryQuarantined";
-    /** Commands parked because they outlived automatic delivery (issue 15.3): alarmed on. */
+    /** Commands parked because they outlived automatic delivery: alarmed on. */
     public static final String DELIVERY_ESCALATED = "DeliveryEscalated";
     /**
      * PENDING commands a shard's delivery left for the next run because the night's budget could not fit them
-     * at the provider's quota (issue 17): alarmed on; the night still ends SUCCEEDED.
+     * at the provider's quota: alarmed on; the night still ends SUCCEEDED.
      */
     public static final String BACKLOG_LEFT = "BacklogLeft";
     /** Provider answers 429/503 (throttling) delivery met; their Retry-After was honoured. */
@@ -33,7 +33,7 @@ public final class Metrics {
 
     /**
      * Per completed night (ReleaseLease, once per run), the divergence a team watches in dry run before trusting the job
-     * (issue 18): candidates decided, releases a dry run would have requested, releases requested, and commands whose
+     *: candidates decided, releases a dry run would have requested, releases requested, and commands whose
      * authorisation settled after the decision and before the provider call (cancelled at delivery).
      */
     public static final String NIGHT_CANDIDATES = "NightCandidates";

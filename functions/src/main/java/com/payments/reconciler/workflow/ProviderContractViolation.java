@@ -8,7 +8,7 @@ import java.util.Optional;
  * delivered: retrying would only repeat the surprise.
  *
  * <p>An answer about one command ({@link #aboutTheCommand()}) quarantines that command and the others go
- * on (issue 15.5); refused credentials are about every command, so the call stops and fails loudly.
+ * on; refused credentials are about every command, so the call stops and fails loudly.
  * {@link #answer()} is what a person needs to judge it: the status and a bounded excerpt of the body,
  * stored on the quarantined command (encrypted at rest), never logged. When it ends a call it is never
  * retried by the workflow ({@link ErrorNames#TABLE}): a retry would quarantine more commands or meet the

@@ -2,7 +2,7 @@ package com.payments.reconciler.workflow;
 
 /**
  * The card provider's quota for one night: requests per second and concurrent requests, shared by every
- * delivery call of the night (issue 17). It is split statically and exactly: one execution runs at most
+ * delivery call of the night. It is split statically and exactly: one execution runs at most
  * {@code min(shards, Timing.DELIVERY_MAP_CONCURRENCY)} DeliverCommands calls at once (the Map's
  * {@code MaxConcurrency}), and each gets that fraction of the rate and of the concurrency. A static split
  * needs no shared state between calls (no extra DynamoDB request per provider request) and cannot exceed

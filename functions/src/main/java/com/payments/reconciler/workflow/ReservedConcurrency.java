@@ -3,7 +3,7 @@ package com.payments.reconciler.workflow;
 import java.util.Arrays;
 
 /**
- * How much concurrency each function reserves, sized from the workflow's own concurrency (issue 17). One
+ * How much concurrency each function reserves, sized from the workflow's own concurrency. One
  * execution runs at most {@link Timing#DELIVERY_MAP_CONCURRENCY} DeliverCommands calls at once (the delivery
  * Map's {@code MaxConcurrency}) and one call of every other function at a time. At most
  * {@link #OVERLAPPING_EXECUTIONS} executions overlap: the scheduled night and a manual rerun, or a superseded

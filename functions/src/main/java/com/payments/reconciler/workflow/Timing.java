@@ -59,7 +59,7 @@ public final class Timing {
 
     /**
      * The oldest a PENDING command may be (from its creation, or from an operator's requeue) and still be
-     * delivered automatically; an older one is ESCALATED to a person instead (issue 15.3). It covers every
+     * delivered automatically; an older one is ESCALATED to a person instead. It covers every
      * automatic redelivery path: the next nights (a schedule period, the flexible window and a whole
      * execution), reruns, and a redrive at the end of its horizon (an execution before it and one after).
      * {@code TimingBudgetTest} checks it against the ASL and the schedule's period and flexible window.
@@ -109,7 +109,7 @@ public final class Timing {
     /**
      * What a night keeps at the end of its execution budget ({@link #EXECUTION_TIMEOUT} from its start) after
      * the last delivery is started: that call with its provider-unavailable retries, then ReleaseLease with its
-     * retries. Delivery plans to finish before it and leaves the rest PENDING (issue 17), so a night with more
+     * retries. Delivery plans to finish before it and leaves the rest PENDING, so a night with more
      * work than fits ends SUCCEEDED with a backlog instead of timing out. {@code TimingBudgetTest} checks it.
      */
     public static final Duration DELIVERY_FINISH_RESERVE = Duration.ofMinutes(45);
@@ -121,7 +121,7 @@ public final class Timing {
     public static final Duration THROTTLED_WITHOUT_PROGRESS_LIMIT = Duration.ofMinutes(15);
 
     /**
-     * How much sending time a delivery call may make up (issue 17): its token bucket holds this long's worth of its
+     * How much sending time a delivery call may make up: its token bucket holds this long's worth of its
      * share (at least one request), so time lost between rounds (the settlement read, marks, a page read) is caught
      * up instead of lowering the night's rate. The night's calls together then send at most
      * {@code quota × (window + PACING_CATCH_UP)} in any window: half of a provider bucket of one second's quota is

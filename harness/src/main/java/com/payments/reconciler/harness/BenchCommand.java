@@ -24,14 +24,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code bin/reconciler bench}: performance and cost figures of the local engines, measured in one run (issue 8). */
+/** {@code bin/reconciler bench}: performance and cost figures of the local engines, measured in one run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure, in one run on the local engines: the fence's overhead, DynamoDB requests per released hold, "
                 + "state transitions and Lambda invocations per 1,000 candidates (vs one Map iteration per authorisation), "
                 + "wall time at 10,000 and 100,000 candidates (1,000,000 with --large), the page handler's heap, and the "
-                + "lease item's contention with K fence replicas, and capacity (issue 17): a night at the provider's quota "
+                + "lease item's contention with K fence replicas, and capacity: a night at the provider's quota "
                 + "(utilisation, 429 share, requests over the concurrency limit) and the recovery of a backlog "
-                + BenchCommand.BACKLOG_FACTOR + "× its budget; ingestion (issue 18): events per second through the local queue and "
+                + BenchCommand.BACKLOG_FACTOR + "× its budget; ingestion: events per second through the local queue and "
                 + "IngestEvents, DynamoDB and SQS requests per event. Prints one table (or --json).")
 final class BenchCommand implements Callable<Integer> {
 

@@ -88,7 +88,7 @@ public final class BenchTable {
         BenchReport.CapacityFigures cap = r.capacity();
         Capacity.Night night = cap.night();
         out.println(RULE);
-        out.printf(Locale.ROOT, "capacity (issue 17): provider quota %s requests/s, %d at once%s:%n", fmt(cap.quota(), 0),
+        out.printf(Locale.ROOT, "capacity: provider quota %s requests/s, %d at once%s:%n", fmt(cap.quota(), 0),
                 cap.maxConcurrentRequests(), cap.engineDeliveryPerSecond() == null ? ""
                         : String.format(Locale.ROOT, " (%s of the %s releases/s the largest window delivered unconstrained)",
                         fmt(cap.quotaOfEngine(), 2), fmt(cap.engineDeliveryPerSecond(), 1)));
@@ -109,7 +109,7 @@ public final class BenchTable {
         }
         BenchReport.Ingestion in = r.ingestion();
         out.println(RULE);
-        out.printf(Locale.ROOT, "Ingestion (issue 18): %,d events (%,d distinct, %,d published twice, %,d ends) through the local queue and "
+        out.printf(Locale.ROOT, "Ingestion: %,d events (%,d distinct, %,d published twice, %,d ends) through the local queue and "
                         + "IngestEvents: %,d accepted, %,d duplicates, %,d rejected, %,d dead-lettered%n", in.events(), in.distinctEvents(),
                 in.duplicatesPublished(), in.endEvents(), in.accepted(), in.duplicates(), in.rejected(), in.deadLettered());
         row("  events per second (moto-bound)", fmt(in.eventsPerSecond(), 1), "", null, BenchReport.LOCAL_TIME);

@@ -168,7 +168,7 @@ public final class ChaosCampaign {
 
     /**
      * Runs the same schedules once per entry of {@code mutants} (null: the correct workers), one engine start for all:
-     * the mutant table, with its control on the same schedules, without issue 17's faults (their schedules were chosen
+     * the mutant table, with its control on the same schedules, without the capacity faults (their schedules were chosen
      * for the fault each defect needs). Dumps go to {@code <dump>/<mutant name>/schedule-…}
      * ({@link #CORRECT_WORKERS} for null).
      */
@@ -224,7 +224,7 @@ public final class ChaosCampaign {
         }
     }
 
-    /** @param capacityFaults whether issue 17's faults are drawn (off for the mutant table: {@link ChaosSchedule#withoutCapacityFaults}) */
+    /** @param capacityFaults whether the capacity faults are drawn (off for the mutant table: {@link ChaosSchedule#withoutCapacityFaults}) */
     private ChaosReport campaignOn(Engines engines, Mutant mutant, List<Long> seeds, long seed, boolean replay, Path dumpDir,
                                    boolean capacityFaults) throws InterruptedException {
         long started = System.nanoTime();
@@ -405,7 +405,7 @@ public final class ChaosCampaign {
             long reruns = 0;
             InvariantAudit.Report complete = audit(pipeline, input, true);
             // I4 as a night's promise: a run that ended SUCCEEDED has left nothing eligible behind, before any rerun, beyond
-            // the backlog it reported (issue 17); and no night runs into its timeout instead of reporting its backlog.
+            // the backlog it reported; and no night runs into its timeout instead of reporting its backlog.
             Optional<ExecutionFollower.Followed> succeeded = followed.stream().filter(ExecutionFollower.Followed::succeeded).findFirst();
             if (succeeded.isPresent()) {
                 long declared = declaredBacklog(succeeded.get());

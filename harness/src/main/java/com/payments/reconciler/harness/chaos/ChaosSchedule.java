@@ -35,7 +35,7 @@ public record ChaosSchedule(long seed, int authorisations, double settledFractio
     /** Requests per second the provider lowers its quota to mid-night (the night was configured with the stack's 40). */
     public static final double LOWERED_QUOTA = 5;
 
-    /** The function whose invocations Lambda throttles (issue 17: another workload exhausting the account's concurrency). */
+    /** The function whose invocations Lambda throttles (another workload exhausting the account's concurrency). */
     public enum LambdaThrottled { NONE, RECONCILE_PAGE, DELIVER_COMMANDS, RELEASE_LEASE }
 
     /** When a frozen worker resumes. */
@@ -85,7 +85,7 @@ public record ChaosSchedule(long seed, int authorisations, double settledFractio
     }
 
     /**
-     * The same schedule without issue 17's faults: for the mutant table, whose schedules were chosen for the fault a
+     * The same schedule without the capacity faults: for the mutant table, whose schedules were chosen for the fault a
      * defect needs (a 429 before a perform-then-drop would mask the drop a new-key-per-retry defect needs).
      */
     public ChaosSchedule withoutCapacityFaults() {

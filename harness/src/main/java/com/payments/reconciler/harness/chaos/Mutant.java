@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Deliberate defects the checks must catch (issue 16.3). Each one lives in the harness only — an SDK
+ * Deliberate defects the checks must catch. Each one lives in the harness only — an SDK
  * interceptor rewriting the handlers' DynamoDB requests in flight, a harness write, or an HTTP proxy in
  * front of the simulated provider — so the deployed jar carries no switch for any of them.
  *
@@ -73,7 +73,7 @@ public enum Mutant {
 
     /**
      * Whether the row runs against a provider that does not de-duplicate: a defect that sends one release under
-     * two keys is then a second release the provider's record shows (I2 decided per hold, issue 16.2), instead of
+     * two keys is then a second release the provider's record shows (I2 decided per hold), instead of
      * the provider's own 409 hiding it.
      */
     public boolean needsProviderWithoutIdempotency() {

@@ -63,7 +63,7 @@ public final class LocalRun {
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
      * @param hosting how the functions run (sandboxes from the synthesised template, or in this JVM)
-     * @param providerQuota a quota the simulated provider enforces and the night is configured with (issue 17); empty: the
+     * @param providerQuota a quota the simulated provider enforces and the night is configured with; empty: the
      *                      stack's configured quota, not enforced by the provider
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,

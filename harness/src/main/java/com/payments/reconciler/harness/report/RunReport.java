@@ -28,7 +28,7 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
     }
 
     /**
-     * The provider's side of the night (issue 17).
+     * The provider's side of the night.
      *
      * @param quota the requests per second the simulated provider enforced, null when it enforced none
      * @param maxConcurrent the concurrent requests it allowed, null when it enforced no quota
@@ -42,7 +42,7 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
     }
 
     /**
-     * The card platform's events, fed through the local ingestion queue and IngestEvents before the night (issue 18).
+     * The card platform's events, fed through the local ingestion queue and IngestEvents before the night.
      *
      * @param published messages sent to the queue, duplicates included
      * @param accepted distinct events applied, counted from the event ids stored on the items
