@@ -220,7 +220,7 @@ public final class Monitoring extends Construct {
                         emitted(Metrics.INGEST_REFUSED, LambdaFunction.INGEST_EVENTS),
                         emitted(Metrics.INGEST_RETRIED, LambdaFunction.INGEST_EVENTS), ingestDeadLetters)),
                 graph("Ingestion queue age (s)", List.of(oldest)));
-        // Issue 18's dry-run adoption: per night, what the job decided and what happened after; a team watches the
+        // The dry-run adoption: per night, what the job decided and what happened after; a team watches the
         // would-release line against its own expectations for weeks before setting dryRun=false.
         dashboard.addWidgets(GraphWidget.Builder.create().title("Per night: candidates, would release (dry run), released, "
                         + "settled after decision").left(List.of(night(Metrics.NIGHT_CANDIDATES), night(Metrics.NIGHT_WOULD_RELEASE),

@@ -103,7 +103,7 @@ final class CommandSender {
     }
 
     /**
-     * Issue 15.5: one answer outside the contract parks its command (the body is kept on the command, not in
+     * One answer outside the contract parks its command (the body is kept on the command, not in
      * the log); the others go on. So many in one call that it looks like the provider's fault stops the call.
      */
     private void quarantine(PendingCommand command, ProviderContractViolation violation, int providerRequests) {

@@ -156,7 +156,7 @@ final class DeliveryCall {
     }
 
     /**
-     * One round of up to the parallelism's commands (issues 15.2, 15.3). The slots are taken first and the round's
+     * One round of up to the parallelism's commands. The slots are taken first and the round's
      * settlements read after (one strongly consistent BatchGetItem), so the read is no older than the calls it guards
      * take to start; then each command is sent, or ends here. False once the call may start no more.
      */

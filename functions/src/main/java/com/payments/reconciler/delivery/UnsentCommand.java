@@ -5,7 +5,7 @@ import com.payments.reconciler.reconcile.DeliveryRecord;
 import java.util.Optional;
 
 /**
- * What a command that is not sent in its round is marked with (issues 15.2, 15.3). Pure: the {@link DeliveryCall}
+ * What a command that is not sent in its round is marked with. Pure: the {@link DeliveryCall}
  * reads the round's settlements and, for these commands only, the guard's record of an earlier attempt. An answer the
  * provider already gave wins over tonight's decision: the command was sent, and answered, so that answer is its
  * truth (a settlement read since does not undo a released hold); else a settled authorisation cancels it

@@ -40,7 +40,7 @@ final class BenchCommand implements Callable<Integer> {
     static final int LARGE = 1_000_000;
     static final int MIN_INGEST = 10;
     static final int MAX_INGEST = 1_000_000;
-    /** Issue 17: the backlog recovery's window holds this many times what fits in its budget. */
+    /** The backlog recovery's window holds this many times what fits in its budget. */
     static final int BACKLOG_FACTOR = 3;
 
     @Spec

@@ -58,7 +58,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
     }
 
     /**
-     * Issue 17: a night at the provider's quota and the recovery of a backlog larger than its budget.
+     * A night at the provider's quota and the recovery of a backlog larger than its budget.
      *
      * @param quotaOfEngine the quota over what the bench's largest unconstrained window delivered per second on these
      *                      engines (the measurement the quota is chosen against; null without one)

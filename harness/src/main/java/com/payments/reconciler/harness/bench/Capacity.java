@@ -36,7 +36,7 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * Issue 17 in the bench, on its own local engines (in-process handlers, the simulated provider enforcing the quota, the
+ * Capacity in the bench, on its own local engines (in-process handlers, the simulated provider enforcing the quota, the
  * night configured with it): a night at the quota, measured as the provider saw it (releases per second between its
  * first and last release, 429 answers among its requests, requests that came over its concurrency limit); and backlog
  * recovery, a window {@code backlogFactor} times larger than what fits in a shortened delivery budget, run, then rerun

@@ -336,7 +336,7 @@ public final class ChaosCampaign {
         WritePause pause = s.gcPause() ? new WritePause(scheduledName, s.pausedDecision()) : null;
         faultSlot.set(dynamoFaults);
         pauseSlot.set(pause);
-        // Issue 17: the provider enforces the night's quota (the stack's, as the handlers are configured) to lower it mid-night.
+        // The provider enforces the night's quota (the stack's, as the handlers are configured) to lower it mid-night.
         RequestQuota quota = s.quotaLowered()
                 ? new RequestQuota(ProviderQuota.DEFAULT.requestsPerSecond(), ProviderQuota.DEFAULT.maxConcurrentRequests()) : null;
         pipeline.provider().enforce(quota);
@@ -346,7 +346,7 @@ public final class ChaosCampaign {
             pipeline.provider().forceNext(op, fault);
             trace.add("provider will answer " + op + " with " + fault + " (if a request for it comes)");
         }
-        // Issue 18: settlements arrive as the platform's events, through the ingestion queue and IngestEvents.
+        // Settlements arrive as the platform's events, through the ingestion queue and IngestEvents.
         SettlementFeed settlements = SettlementFeed.open(pipeline, clock, s.seed() ^ SETTLEMENT_ORDER);
         pipeline.hook(new ScheduleHook(pipeline, settlements, s, random, pause, quota, faults, trace));
         try {
@@ -440,7 +440,7 @@ public final class ChaosCampaign {
             // Counted at the end: a forced provider fault counts once a request met it, the operator's reruns included.
             SortedMap<String, List<Fault>> answered = pipeline.provider().faultsAnswered();
             answered.values().forEach(list -> list.forEach(fault -> faults.merge("provider-" + fault.name().toLowerCase().replace('_', '-'), 1L, Long::sum)));
-            // Issue 17's pressure counts where it took effect: 429s the burst sent, requests the lowered quota refused.
+            // Quota pressure counts where it took effect: 429s the burst sent, requests the lowered quota refused.
             if (pipeline.provider().burstAnswered() > 0) {
                 faults.merge("provider-429-burst", pipeline.provider().burstAnswered(), Long::sum);
             }
@@ -531,7 +531,7 @@ public final class ChaosCampaign {
         @Override
         public InjectedFailure before(LambdaFunction function, int invocation, byte[] payload) {
             CALLER.set(caller(function, payload));
-            // Issue 17: another workload has the account's (or the function's reserved) concurrency; Lambda refuses the
+            // Another workload has the account's (or the function's reserved) concurrency; Lambda refuses the
             // invoke before running anything, as its Invoke API does (429 TooManyRequestsException).
             if (function == throttledFunction && lambdaThrottled.getAndUpdate(n -> n < s.lambdaThrottles() ? n + 1 : n) < s.lambdaThrottles()) {
                 faults.merge("lambda-throttled", 1L, Long::sum);
@@ -713,7 +713,7 @@ public final class ChaosCampaign {
         }
     }
 
-    /** Issue 17: a night that cannot finish ends SUCCEEDED with its backlog reported; one that runs into its timeout is I4's. */
+    /** A night that cannot finish ends SUCCEEDED with its backlog reported; one that runs into its timeout is I4's. */
     static List<InvariantAudit.Violation> timedOutNights(List<ExecutionFollower.Followed> followed) {
         return followed.stream().filter(f -> f.status() == ExecutionStatus.TIMED_OUT)
                 .map(f -> new InvariantAudit.Violation("I4", name(f) + " ran into its timeout instead of ending with its backlog reported"))

@@ -73,7 +73,7 @@ public record ChaosSchedule(long seed, int authorisations, double settledFractio
         int settlementsDuringRun = r.nextInt(3);
         int providerFaults = r.nextInt(4);
         boolean dynamoFaults = r.nextDouble() < 0.7;
-        // Issue 17's faults are drawn after the others, so every earlier schedule keeps its faults.
+        // The capacity faults are drawn after the others, so every earlier schedule keeps its faults.
         int providerThrottleBurst = r.nextDouble() < 0.3 ? 3 + r.nextInt(6) : 0;
         boolean quotaLowered = r.nextDouble() < 0.25;
         LambdaThrottled lambdaThrottled = r.nextDouble() < 0.3

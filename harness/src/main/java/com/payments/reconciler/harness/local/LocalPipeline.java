@@ -65,7 +65,7 @@ public final class LocalPipeline implements AutoCloseable {
         }
 
         /**
-         * Issue 17: the simulated provider enforces this quota, and the night is configured with it (DeliverCommands'
+         * The simulated provider enforces this quota, and the night is configured with it (DeliverCommands'
          * environment), as a deployment sets its context to the provider's contract.
          */
         public Options withProviderQuota(Optional<ProviderQuota> quota) {
