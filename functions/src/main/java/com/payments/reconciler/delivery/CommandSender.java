@@ -7,7 +7,6 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.workflow.Deadline;
 import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.workflow.ProviderUnavailable;
-import com.payments.reconciler.workflow.Timing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -41,8 +40,8 @@ final class CommandSender {
     private final DeliveryFailures failures;
     /** Where final answers and quarantines go to be marked. */
     private final Consumer<DeliveryMark> marks;
-    /** Answers outside the contract so far in this call, recorded or not: the limit's count. */
-    private final AtomicInteger violations = new AtomicInteger();
+    /** Rates this call's answers outside the contract against its answers: sparse ones park, most of them stop the call. */
+    private final ContractBreaker breaker = new ContractBreaker();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong throttledAnswers = new AtomicLong();
     /** A command could not be sent inside this call (a Retry-After past its deadline): it stays PENDING, the shard goes on. */
@@ -83,6 +82,7 @@ final class CommandSender {
             if (failures.superseded()) {
                 return;
             }
+            breaker.answered();
             marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result), calls.get()));
         } catch (Deferred later) {
             LOG.info("{} deferred to the next call: {}", command.operationId(), later.getMessage());
@@ -104,7 +104,8 @@ final class CommandSender {
 
     /**
      * One answer outside the contract parks its command (the body is kept on the command, not in
-     * the log); the others go on. So many in one call that it looks like the provider's fault stops the call.
+     * the log); the others go on. Most of the call's recent answers outside it look like the provider's fault: the
+     * call stops, and the commands not yet sent stay PENDING.
      */
     private void quarantine(PendingCommand command, ProviderContractViolation violation, int providerRequests) {
         LOG.warn("quarantining {}: {}", command.operationId(), violation.getMessage());
@@ -113,10 +114,10 @@ final class CommandSender {
         }
         marks.accept(new DeliveryMark(command.operationId(),
                 new DeliveryRecord.Result.Quarantined(violation.answer(), shard), providerRequests));
-        if (violations.incrementAndGet() == Timing.QUARANTINES_PER_CALL_LIMIT) {
-            failures.add(ProviderContractViolation.ofEveryCommand(Timing.QUARANTINES_PER_CALL_LIMIT
-                    + " answers outside the provider's contract in one call (the last for " + command.operationId()
-                    + "): the provider or its URL looks misconfigured; those commands are QUARANTINED"));
+        if (breaker.violated()) {
+            failures.add(ProviderContractViolation.ofEveryCommand(breaker.violationsInWindow() + " of the last "
+                    + breaker.answersInWindow() + " answers were outside the provider's contract (the last for "
+                    + command.operationId() + "): the provider or its URL looks misconfigured; those commands are QUARANTINED"));
         }
     }
 

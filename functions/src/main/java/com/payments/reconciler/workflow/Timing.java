@@ -75,10 +75,18 @@ public final class Timing {
     public static final Duration IDEMPOTENCY_EXPIRY = AUTOMATIC_DELIVERY_HORIZON.plusDays(1);
 
     /**
-     * Commands one DeliverCommands call may quarantine before it stops and fails loudly: one answer outside
-     * the contract is the command's problem, this many in one call look like the provider's (or its URL's).
+     * The contract breaker's memory: the last this many answers of a DeliverCommands call. One answer outside the
+     * contract is the command's problem (it is quarantined); more than half of these answers outside it look like
+     * the provider's (or its URL's), and the call stops and fails loudly.
      */
-    public static final int QUARANTINES_PER_CALL_LIMIT = 10;
+    public static final int CONTRACT_BREAKER_WINDOW = 20;
+
+    /**
+     * Answers outside the contract the breaker needs before it trips, however few answers came: enough that a
+     * call's first unlucky answers do not stop a night, few enough that a broken provider stops a shard inside its
+     * first round of requests (the round is the delivery parallelism, 8).
+     */
+    public static final int CONTRACT_BREAKER_MIN_VIOLATIONS = 5;
 
     /** In-function retries of DynamoDB conflicts/throttling before giving up as StoreContention. */
     public static final int STORE_MAX_ATTEMPTS = 6;
