@@ -131,10 +131,11 @@ class EventContractEdgesTest {
     void aRepeatedCreateOrEndMeetsTheStoredItem(String name, IngestWrite failed, StoredItem stored, Next expected) {
         Next next = new IngestionDecision(4).afterConditionFailed(failed, stored);
         assertThat(next).isEqualTo(expected);
+        // What the caller reads off the step: the refusal to report, or why nothing was written.
         switch (next) {
-            case Next.Conflict c -> assertThat(c.refusal()).isEqualTo(((Next.Conflict) expected).refusal());
-            case Next.Duplicate d -> assertThat(d.why()).isEqualTo(((Next.Duplicate) expected).why());
-            case Next.Write w -> assertThat(w.write()).isEqualTo(((Next.Write) expected).write());
+            case Next.Conflict c -> assertThat(c.refusal().problem()).startsWith("differs from the stored authorisation auth-1 (fields [");
+            case Next.Duplicate d -> assertThat(d.why()).startsWith("the authorisation already ended (event ");
+            case Next.Write w -> throw new AssertionError("a repeat writes nothing here: " + w);
         }
     }
 

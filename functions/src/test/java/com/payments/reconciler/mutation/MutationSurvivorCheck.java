@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -80,13 +82,15 @@ public final class MutationSurvivorCheck {
     }
 
     /**
-     * Arguments: {@code --report mutations.xml --list docs/mutation.md [--min-strength PERCENT]}. Returns the exit
+     * Arguments: {@code --report mutations.xml --list docs/mutation.md [--min-strength PERCENT] [--build-start ISO-INSTANT]}
+     * (a report older than the build start is refused: it would judge code PIT did not see). Returns the exit
      * code: 0 passed, 1 failed, 2 bad usage or an unreadable input.
      */
     static int run(String[] args, PrintStream out) {
         Path report = null;
         Path list = null;
         double minStrength = 0;
+        Instant buildStart = Instant.EPOCH;
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (i + 1 >= args.length) {
@@ -103,6 +107,13 @@ public final class MutationSurvivorCheck {
                         return usage(out, "--min-strength must be a percentage such as 90, was '" + value + "'");
                     }
                 }
+                case "--build-start" -> {
+                    try {
+                        buildStart = Instant.parse(value);
+                    } catch (DateTimeParseException e) {
+                        return usage(out, "--build-start must be an ISO instant such as 2026-12-06T04:00:00Z, was '" + value + "'");
+                    }
+                }
                 default -> {
                     return usage(out, "unknown flag " + flag);
                 }
@@ -117,6 +128,11 @@ public final class MutationSurvivorCheck {
         }
         Result result;
         try {
+            if (Files.getLastModifiedTime(report).toInstant().isBefore(buildStart)) {
+                out.println("mutation-check: the PIT report " + report + " is older than this build (" + buildStart
+                        + "): PIT did not run, and an earlier run's report says nothing about this code");
+                return 2;
+            }
             result = check(readReport(report), readList(list));
         } catch (IOException | IllegalArgumentException e) {
             out.println("mutation-check: " + e.getMessage());
@@ -148,7 +164,7 @@ public final class MutationSurvivorCheck {
 
     private static int usage(PrintStream out, String problem) {
         out.println("mutation-check: " + problem);
-        out.println("usage: MutationSurvivorCheck --report PATH/mutations.xml --list docs/mutation.md [--min-strength PERCENT]");
+        out.println("usage: MutationSurvivorCheck --report PATH/mutations.xml --list docs/mutation.md [--min-strength PERCENT] [--build-start INSTANT]");
         return 2;
     }
 

@@ -271,7 +271,10 @@ class WindowInputRulesTest {
         assertThat(WindowConfig.fromEnvironment(Map.of(EnvVars.DRY_RUN, "true")).dryRun()).isTrue();
         assertThat(WindowConfig.fromEnvironment(Map.of(EnvVars.DRY_RUN, " true ")).dryRun()).isTrue();
         assertThat(WindowConfig.fromEnvironment(Map.of(EnvVars.SHARDS, "  "))).isEqualTo(WindowConfig.defaults());
-        for (String notABoolean : new String[] {"TRUE", "False", "1"}) {
+        // "trvF" and "faltF" share their hashCode with "true" and "false": the word is matched whole, not by its hash.
+        assertThat("trvF".hashCode()).isEqualTo("true".hashCode());
+        assertThat("faltF".hashCode()).isEqualTo("false".hashCode());
+        for (String notABoolean : new String[] {"TRUE", "False", "1", "trvF", "faltF"}) {
             assertThatThrownBy(() -> WindowConfig.fromEnvironment(Map.of(EnvVars.DRY_RUN, notABoolean))).as(notABoolean)
                     .isInstanceOf(InvalidInput.class).hasMessage(EnvVars.DRY_RUN + ": must be true or false, was '" + notABoolean + "'");
         }
