@@ -129,6 +129,8 @@ class PacingBoundsTest {
             "3601,                          PT1H",
             "7200,                          PT1H",
             "999999999,                     PT1H",
+            // delay-seconds is 1*DIGIT: nine digits with leading zeros are a short wait, not a cap
+            "000000005,                     PT5S",
             "99999999999999999999,          PT1H",
             "'Wed, 02 Dec 2026 05:00:00 GMT', PT1H",
             "'Wed, 02 Dec 2026 03:59:59 GMT', PT59M59S",
