@@ -29,7 +29,7 @@ public final class Ingestion extends Construct {
      * Receives before SQS moves a message to the dead-letter queue: a refused event is reported on every receive, so
      * it arrives there after three; a transient failure gets three tries a visibility timeout apart (docs/decisions.md).
      */
-    public static final int MAX_RECEIVE_COUNT = 3;
+    public static final int MAX_RECEIVE_COUNT = 5;
     /** As the stack's other dead-letter queues keep theirs: SQS's longest retention, time for a person. */
     static final Duration DEAD_LETTER_RETENTION = Duration.days(14);
     /** A platform's events wait at most this long for a stalled ingestion before SQS drops them: more than a weekend. */

@@ -113,7 +113,7 @@ class FunctionsTest {
             assertThat(group.path("Properties").path("LogGroupName").asText()).isEqualTo("/aws/lambda/test-" + function.logicalName());
             assertThat(group.path("Properties").path("RetentionInDays").asInt()).isEqualTo(365);
             assertThat(group.path("Properties").path("KmsKeyId")).isEqualTo(telemetryKey);
-            assertThat(group.path("DeletionPolicy").asText()).isEqualTo("Retain");
+            assertThat(group.path("DeletionPolicy").asText()).isEqualTo("RetainExceptOnCreate");
         }
     }
 

@@ -48,7 +48,7 @@ class IngestionTest {
         assertThat(queue.path("KmsMasterKeyId")).isEqualTo(dataKey);
         assertThat(dlq.path("KmsMasterKeyId")).isEqualTo(dataKey);
         assertThat(queue.path("RedrivePolicy").path("deadLetterTargetArn")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn"));
-        assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(3);
+        assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(5);
         assertThat(queue.path("VisibilityTimeout").asLong()).isEqualTo(6 * Timing.INGEST_EVENTS_TIMEOUT.toSeconds());
         assertThat(dlq.path("MessageRetentionPeriod").asLong()).isEqualTo(14 * 86_400);
         JsonNode outputs = template.root().path("Outputs");
