@@ -33,7 +33,7 @@ class PreflightTest {
 
     private static final List<Case> CASES = List.of(
             new Case("SnapStart not offered", DEFAULTS, withRegion(clean(), "ap-southeast-6"), Check.REGION, "not offered in ap-southeast-6", "a region that offers SnapStart"),
-            new Case("non-commercial partition", DEFAULTS, withRegion(clean(), "cn-north-1"), Check.REGION, "outside the commercial partition", "commercial region"),
+            new Case("non-commercial partition", DEFAULTS, withRegion(clean(), "cn-north-1"), Check.REGION, "outside the commercial partition", "offers SnapStart for Java"),
             new Case("limit below what the stack runs", DEFAULTS, withConcurrency(clean(), 10, 10), Check.CONCURRENCY, "limit is 10", "Service Quotas"),
             new Case("reservation leaves under 100", RESERVING, withConcurrency(clean(), 120, 120), Check.CONCURRENCY, "reserves 21", "reserveConcurrency=false"),
             new Case("no bootstrap", DEFAULTS, withBootstrap(clean(), Optional.empty()), Check.BOOTSTRAP, "no CDKToolkit", "npx cdk bootstrap"),
