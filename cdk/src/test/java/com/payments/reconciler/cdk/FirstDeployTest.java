@@ -106,6 +106,33 @@ class FirstDeployTest {
         assertThat(queue.path("Properties").path("RedrivePolicy").path("maxReceiveCount").asInt()).isGreaterThanOrEqualTo(5);
     }
 
+    /**
+     * Refused events go to the dead-letter queue from IngestEvents itself: it knows the queue (its URL in the environment)
+     * and may send to that queue only, with the data key's use through SQS for it, and nothing else new.
+     */
+    @Test
+    void ingestEventsSendsRefusedEventsToTheDeadLetterQueueOnly() {
+        var functions = synth.stack.functions();
+        var ingestion = synth.stack.ingestion();
+        JsonNode env = template.resource(template.logicalId(functions.function(com.payments.reconciler.workflow.LambdaFunction.INGEST_EVENTS)))
+                .path("Properties").path("Environment").path("Variables");
+        assertThat(env.path(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)).isEqualTo(template.ref(ingestion.deadLetterQueue()));
+        List<JsonNode> sends = new ArrayList<>();
+        template.resources("AWS::IAM::Policy").values().forEach(p -> p.path("Properties").path("PolicyDocument").path("Statement").forEach(s -> {
+            if (TemplateJson.strings(s.path("Action")).contains("sqs:SendMessage")) {
+                sends.add(s);
+            }
+        }));
+        List<JsonNode> ingestSends = template.statementsOf(functions.role(com.payments.reconciler.workflow.LambdaFunction.INGEST_EVENTS)).stream()
+                .filter(s -> TemplateJson.strings(s.path("Action")).contains("sqs:SendMessage")).toList();
+        assertThat(ingestSends).singleElement().satisfies(s -> {
+            assertThat(TemplateJson.strings(s.path("Action"))).containsExactly("sqs:SendMessage");
+            assertThat(TemplateJson.nodes(s.path("Resource"))).containsExactly(template.getAtt(ingestion.deadLetterQueue(), "Arn"));
+        });
+        assertThat(template.statementsOf(functions.role(com.payments.reconciler.workflow.LambdaFunction.INGEST_EVENTS)))
+                .anySatisfy(s -> assertThat(TemplateJson.strings(s.path("Action"))).containsExactly("kms:GenerateDataKey"));
+    }
+
     // --- SnapStart's regions -------------------------------------------------------------------------------------
 
     @Test
