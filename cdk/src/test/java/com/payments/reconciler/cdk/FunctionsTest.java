@@ -228,6 +228,7 @@ class FunctionsTest {
         environment(function).forEach((name, value) -> env.put(name, value.isTextual() ? value.asText() : switch (name) {
             case EnvVars.STATE_MACHINE_ARN -> "arn:aws:states:eu-west-1:123456789012:stateMachine:test-hold-release-reconciler";
             case EnvVars.PROVIDER_SECRET_ID -> "arn:aws:secretsmanager:eu-west-1:123456789012:secret:test/provider-api-key-AbCdEf";
+            case EnvVars.INGEST_DEAD_LETTER_QUEUE_URL -> "https://sqs.eu-west-1.amazonaws.com/123456789012/test-ingest-events-dlq";
             default -> throw new AssertionError(function + " " + name + " is a reference of unexpected kind: " + value);
         }));
         return env;
