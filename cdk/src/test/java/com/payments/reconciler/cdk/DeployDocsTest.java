@@ -39,7 +39,7 @@ class DeployDocsTest {
     @Test
     void theCheckNamesAMissingLogGroupAndAMissingQueueWarning() throws IOException {
         String docs = Files.readString(DEPLOY_MD);
-        String withoutIngestLogs = docs.replace("`/aws/lambda/{prefix}IngestEvents`, ", "");
+        String withoutIngestLogs = docs.replaceFirst("`/aws/lambda/\\{prefix\\}IngestEvents`,\\s*", "");
         assertThat(withoutIngestLogs).isNotEqualTo(docs);
         assertThat(disagreements(withoutIngestLogs)).containsExactly("kept by the template, not in the docs: /aws/lambda/{prefix}IngestEvents");
         String withoutWarning = docs.replace(MESSAGES_WARNING, "");
