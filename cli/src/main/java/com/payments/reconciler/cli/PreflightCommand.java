@@ -60,6 +60,15 @@ final class PreflightCommand implements Callable<Integer> {
             description = "Another endpoint for every service called, e.g. a local moto (requests signed with dummy credentials).")
     URI endpointUrl;
 
+    /** The region the deploy would use; none configured is bad usage (exit 2), not an AWS error. */
+    private static String configuredRegion() {
+        try {
+            return new DefaultAwsRegionProviderChain().getRegion().id();
+        } catch (software.amazon.awssdk.core.exception.SdkClientException e) {
+            throw new IllegalArgumentException("--region is required when no region is configured (AWS_REGION or the profile's region)");
+        }
+    }
+
     static String checksHelp() {
         return Arrays.stream(Check.values()).map(c -> "  " + c.title() + ": " + c.description()).collect(Collectors.joining("%n"));
     }
@@ -79,7 +88,7 @@ final class PreflightCommand implements Callable<Integer> {
         if (region != null && !REGION.matcher(region).matches()) {
             throw new IllegalArgumentException("--region must be a region code such as eu-west-1, was '" + region + "'");
         }
-        String effectiveRegion = region != null ? region : endpointUrl != null ? "us-east-1" : new DefaultAwsRegionProviderChain().getRegion().id();
+        String effectiveRegion = region != null ? region : endpointUrl != null ? "us-east-1" : configuredRegion();
         AccountProbe probe = new AccountProbe(
                 OperatorClients.build(LambdaClient.builder(), effectiveRegion, endpointUrl),
                 OperatorClients.build(CloudFormationClient.builder(), effectiveRegion, endpointUrl),
