@@ -60,7 +60,7 @@ public final class EncryptionKeys extends Construct {
                 .alias("alias/" + alias)
                 .enableKeyRotation(true)
                 .rotationPeriod(Duration.days(365))
-                .removalPolicy(RemovalPolicy.RETAIN)
+                .removalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
                 .build();
     }
 

@@ -1,5 +1,7 @@
 package com.payments.reconciler.cdk;
 
+import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.FixedNames;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.ReservedConcurrency;
 import com.payments.reconciler.workflow.Timing;
@@ -26,10 +28,12 @@ import software.constructs.Construct;
 public final class Ingestion extends Construct {
 
     /**
-     * Receives before SQS moves a message to the dead-letter queue: a refused event is reported on every receive, so
-     * it arrives there after three; a transient failure gets three tries a visibility timeout apart (docs/decisions.md).
+     * Receives before SQS moves a message to the dead-letter queue: AWS's guidance for a queue feeding Lambda is at least
+     * five, so a transient failure (throttling, a SnapStart error, a store blip) gets five tries a visibility timeout
+     * apart. A refused event does not use them: IngestEvents sends it to the dead-letter queue itself and reports it done;
+     * only if that send fails does the redrive policy move it after these receives (docs/decisions.md).
      */
-    public static final int MAX_RECEIVE_COUNT = 3;
+    public static final int MAX_RECEIVE_COUNT = 5;
     /** As the stack's other dead-letter queues keep theirs: SQS's longest retention, time for a person. */
     static final Duration DEAD_LETTER_RETENTION = Duration.days(14);
     /** A platform's events wait at most this long for a stalled ingestion before SQS drops them: more than a weekend. */
@@ -45,11 +49,11 @@ public final class Ingestion extends Construct {
 
     public Ingestion(Construct scope, String id, StackConfig config, EncryptionKeys keys, ReconcilerFunctions functions) {
         super(scope, id);
-        this.deadLetterQueue = DeadLetterQueues.create(this, "DeadLetters", config.physicalName("ingest-events-dlq"), keys.data(),
+        this.deadLetterQueue = DeadLetterQueues.create(this, "DeadLetters", config.physicalName(FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX), keys.data(),
                 DEAD_LETTER_RETENTION, "the ingestion queue (events IngestEvents refused, or could not apply in "
                         + MAX_RECEIVE_COUNT + " receives)");
         this.queue = Queue.Builder.create(this, "Queue")
-                .queueName(config.physicalName("ingest-events"))
+                .queueName(config.physicalName(FixedNames.INGEST_QUEUE_SUFFIX))
                 .encryption(QueueEncryption.KMS)
                 .encryptionMasterKey(keys.data())
                 .enforceSsl(true)
@@ -73,6 +77,20 @@ public final class Ingestion extends Construct {
         role.addToPolicy(PolicyStatement.Builder.create()
                 .sid("IngestQueueKey")
                 .actions(List.of("kms:Decrypt"))
+                .resources(List.of(keys.data().getKeyArn()))
+                .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
+                .build());
+        // Refused events: IngestEvents sends them to this one queue (SendMessage encrypts with the sender's permissions:
+        // GenerateDataKey here, Decrypt through SQS is granted above on the same key).
+        functions.function(LambdaFunction.INGEST_EVENTS).addEnvironment(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueue.getQueueUrl());
+        role.addToPolicy(PolicyStatement.Builder.create()
+                .sid("RefusedEventsToDeadLetters")
+                .actions(List.of("sqs:SendMessage"))
+                .resources(List.of(deadLetterQueue.getQueueArn()))
+                .build());
+        role.addToPolicy(PolicyStatement.Builder.create()
+                .sid("DeadLetterQueueKey")
+                .actions(List.of("kms:GenerateDataKey"))
                 .resources(List.of(keys.data().getKeyArn()))
                 .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
                 .build());

@@ -10,6 +10,16 @@ public final class InvalidContext extends IllegalArgumentException {
         this.key = key;
     }
 
+    private InvalidContext(String key, String message, boolean whole) {
+        super(message);
+        this.key = key;
+    }
+
+    /** The deploy region is not a context key: it comes from the deploying credentials' region (CDK_DEFAULT_REGION). */
+    public static InvalidContext region(String region, String problem) {
+        return new InvalidContext("region", "deploy region '" + region + "': " + problem, true);
+    }
+
     public String key() {
         return key;
     }

@@ -121,10 +121,24 @@ public final class Monitoring extends Construct {
         IMetric deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
         alarm(config, "ExecutionsFailed", "A reconciler execution failed (a task's error after its retries, LeaseHeldByAnotherRun or Superseded): "
-                + "bin/reconciler status --window W, then history; redrive or rerun per the runbook", stateMachine.metricFailed(sum));
-        alarm(config, "ExecutionsTimedOut", "A reconciler execution timed out", stateMachine.metricTimedOut(sum));
+                + "bin/reconciler status --window W, then history; if SupersededRuns is in ALARM too, a newer run took over the lease "
+                + "(check that run; nothing to redrive); otherwise redrive or rerun per the runbook", stateMachine.metricFailed(sum));
+        alarm(config, "ExecutionsTimedOut", "A reconciler execution ran past its " + Timing.EXECUTION_TIMEOUT.toHours() + "-hour limit: "
+                + "bin/reconciler status --window W, then history --execution NAME for the state it stopped in; bin/reconciler redrive "
+                + "--execution NAME resumes it there (within 14 days), or BacklogLeft's advice if it was delivering", stateMachine.metricTimedOut(sum));
         alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (StopExecution, by a person or a tool): rerun or redrive the window", stateMachine.metricAborted(sum));
-        alarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run)", superseded);
+        // Not paging: a superseded run also fails, and ExecutionsFailed pages for it (one page per incident); this alarm
+        // says why, on the dashboard and in the console, and ExecutionsFailed's text points to it.
+        register(Alarm.Builder.create(this, "SupersededRuns")
+                .alarmName(config.physicalName("SupersededRuns"))
+                .alarmDescription("A reconciler run was superseded: a newer run took over the lease (check that run). Pages through "
+                        + "ExecutionsFailed, which the superseded run also raises; this alarm only says why")
+                .metric(superseded)
+                .threshold(1)
+                .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+                .evaluationPeriods(1)
+                .treatMissingData(TreatMissingData.NOT_BREACHING)
+                .build(), false);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
         alarm(config, "DeliveryQuarantined", "The provider answered a hold release outside its contract: the command is QUARANTINED "
                 + "(status and an excerpt of the answer on it). bin/reconciler commands list --status QUARANTINED; after checking with "
@@ -255,7 +269,15 @@ public final class Monitoring extends Construct {
     }
 
     private void register(Alarm alarm) {
-        alarm.addAlarmAction(new SnsAction(topic));
+        register(alarm, true);
+    }
+
+    /** A paging alarm notifies the topic when it fires and when it is OK again, so whoever was paged hears it recovered. */
+    private void register(Alarm alarm, boolean pages) {
+        if (pages) {
+            alarm.addAlarmAction(new SnsAction(topic));
+            alarm.addOkAction(new SnsAction(topic));
+        }
         alarms.add(alarm);
     }
 

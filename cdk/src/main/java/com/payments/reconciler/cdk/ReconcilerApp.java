@@ -1,5 +1,6 @@
 package com.payments.reconciler.cdk;
 
+import com.payments.reconciler.workflow.DeployTarget;
 import io.github.cdklabs.cdknag.AwsSolutionsChecks;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.Aspects;
@@ -33,9 +34,23 @@ public final class ReconcilerApp {
                 .build());
     }
 
+    /**
+     * Every function uses SnapStart, which the region must offer for Java; refused at synth, before CloudFormation
+     * fails at the first function. An environment-agnostic synthesis (no region) is not judged.
+     */
+    static void requireSnapStartRegion(String region) {
+        if (region == null || region.isBlank() || software.amazon.awscdk.Token.isUnresolved(region)) {
+            return;
+        }
+        DeployTarget.snapStartRefusal(region).ifPresent(why -> {
+            throw InvalidContext.region(region, why);
+        });
+    }
+
     /** The stack for an explicit environment; an empty one is environment-agnostic (region and account as pseudo parameters). */
     public static ReconcilerStack build(App app, LambdaJar jar, Environment env) {
         StackConfig config = StackConfig.fromContext(app.getNode()::tryGetContext);
+        requireSnapStartRegion(env.getRegion());
         ReconcilerStack stack = new ReconcilerStack(app, config.physicalName(STACK_SUFFIX),
                 StackProps.builder().env(env)
                         .description("Hold-release reconciler: nightly Step Functions workflow releasing unsettled card holds")

@@ -65,7 +65,7 @@ public final class ReconcilerFunctions extends Construct {
                 .logGroupName("/aws/lambda/" + name)
                 .retention(LOG_RETENTION)
                 .encryptionKey(keys.telemetry())
-                .removalPolicy(RemovalPolicy.RETAIN)
+                .removalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
                 .build();
         Role role = role(function, logGroup, tables, keys);
         Function fn = Function.Builder.create(this, function.logicalName())

@@ -74,7 +74,7 @@ public final class ReconcilerStack extends Stack {
                 .description("Card provider API key for the hold-release reconciler: {\"apiKey\": \"...\"}; "
                         + "readable only by the DeliverCommands function")
                 .encryptionKey(keys.data())
-                .removalPolicy(RemovalPolicy.RETAIN)
+                .removalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
                 .build();
         NagSuppressions.addResourceSuppressions(secret, List.of(NagPackSuppression.builder()
                 .id("AwsSolutions-SMG4")

@@ -48,7 +48,7 @@ public final class ReconcilerTables extends Construct {
         for (TableSchema schema : Tables.ALL) {
             Optional<String> importedArn = existing.flatMap(e -> schema == Tables.Authorisations.SCHEMA ? Optional.of(e.authorisationsTableArn())
                     : schema == Tables.Settlements.SCHEMA ? Optional.of(e.settlementsTableArn()) : Optional.empty());
-            tables.put(schema, importedArn.map(arn -> imported(schema, arn)).orElseGet(() -> table(schema, names.nameOf(schema), key)));
+            tables.put(schema, importedArn.map(arn -> imported(schema, arn)).orElseGet(() -> table(schema, names.nameOf(schema), key, config.tableDeletionProtection())));
         }
     }
 
@@ -60,7 +60,7 @@ public final class ReconcilerTables extends Construct {
                 .build());
     }
 
-    private Table table(TableSchema schema, String tableName, IKey key) {
+    private Table table(TableSchema schema, String tableName, IKey key, boolean deletionProtection) {
         Table.Builder builder = Table.Builder.create(this, schema.logicalName())
                 .tableName(tableName)
                 .partitionKey(attribute(schema.partitionKey()))
@@ -68,8 +68,8 @@ public final class ReconcilerTables extends Construct {
                 .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder().pointInTimeRecoveryEnabled(true).build())
                 .encryption(TableEncryption.CUSTOMER_MANAGED)
                 .encryptionKey(key)
-                .removalPolicy(schema.businessRecord() ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY)
-                .deletionProtection(schema.businessRecord());
+                .removalPolicy(schema.businessRecord() ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY)
+                .deletionProtection(schema.businessRecord() && deletionProtection);
         schema.ttlAttribute().ifPresent(builder::timeToLiveAttribute);
         Table table = builder.build();
         schema.indexes().forEach(index -> table.addGlobalSecondaryIndex(index(index)));

@@ -47,7 +47,7 @@ public final class ReconcilerWorkflow extends Construct {
                 .logGroupName("/aws/vendedlogs/states/" + name)
                 .retention(ReconcilerFunctions.LOG_RETENTION)
                 .encryptionKey(keys.telemetry())
-                .removalPolicy(RemovalPolicy.RETAIN)
+                .removalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
                 .build();
         WorkflowDefinition asl = WorkflowDefinition.shipped();
         this.stateMachine = StateMachine.Builder.create(this, "StateMachine")

@@ -1,6 +1,7 @@
 package com.payments.reconciler.cdk;
 
 import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.ProviderQuota;
@@ -44,7 +45,7 @@ import java.util.stream.Collectors;
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
-                          Optional<ExistingTables> existingTables) {
+                          boolean tableDeletionProtection, Optional<ExistingTables> existingTables) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -59,6 +60,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
+    public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
     public static final String SETTLEMENTS_TABLE_ARN = "settlementsTableArn";
     public static final String BUSINESS_TABLES_KEY_ARN = "businessTablesKeyArn";
@@ -73,7 +75,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             WINDOW_HORIZON_DAYS, EnvVars.WINDOW_HORIZON_DAYS);
 
     public static final String DEFAULT_NAME_PREFIX = "reconciler-prod-";
-    public static final String DEFAULT_PROVIDER_BASE_URL = "https://provider.example/api";
+    public static final String DEFAULT_PROVIDER_BASE_URL = DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL;
     /** Secret names: Secrets Manager allows these characters; the prefix keeps environments apart. */
     private static final Pattern SECRET_NAME = Pattern.compile("[A-Za-z0-9/_+=.@-]{1,256}");
     /** Table, function, state machine and schedule names all accept this; 24 leaves room for the longest suffix. */
@@ -104,14 +106,19 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(SCHEDULE_TIME, window.localTime().toString());
         d.put(GRACE_PERIOD, window.gracePeriod().toString());
         d.put(SHARDS, Integer.toString(window.shards()));
-        d.put(DRY_RUN, Boolean.toString(window.dryRun()));
+        // A first deploy decides and reports without writing or calling anyone: the provider URL below is a placeholder,
+        // and a live night against it is refused (requireRealProviderWhenLive).
+        d.put(DRY_RUN, "true");
         d.put(WINDOW_HORIZON_DAYS, Integer.toString(window.horizonDays()));
         d.put(PROVIDER_BASE_URL, DEFAULT_PROVIDER_BASE_URL);
         d.put(PROVIDER_SECRET_NAME, "");
         d.put(ALARM_EMAIL, "");
         d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
-        d.put(RESERVE_CONCURRENCY, "true");
+        // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
+        d.put(RESERVE_CONCURRENCY, "false");
+        // Off for the first create, whose rollback must be able to delete the tables; on once the stack exists.
+        d.put(TABLE_DELETION_PROTECTION, "false");
         d.put(AUTHORISATIONS_TABLE_ARN, "");
         d.put(SETTLEMENTS_TABLE_ARN, "");
         d.put(BUSINESS_TABLES_KEY_ARN, "");
@@ -158,6 +165,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         }
         requireScheduleTimeExistsEveryDay(window, clock.instant());
         URI provider = providerUrl(value.apply(PROVIDER_BASE_URL));
+        requireRealProviderWhenLive(window, provider);
         String secretName = value.apply(PROVIDER_SECRET_NAME);
         if (secretName == null) {
             secretName = prefix + "provider-api-key";
@@ -179,7 +187,16 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         }
         Optional<ExistingTables> existing = ExistingTables.fromContext(value.apply(AUTHORISATIONS_TABLE_ARN),
                 value.apply(SETTLEMENTS_TABLE_ARN), value.apply(BUSINESS_TABLES_KEY_ARN));
-        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), existing);
+        boolean protection = bool(value.apply(TABLE_DELETION_PROTECTION), TABLE_DELETION_PROTECTION,
+                "true or false (true once the stack exists: a protected table cannot be deleted by the rollback of a failed first create)");
+        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing);
+    }
+
+    private static boolean bool(String text, String key, String form) {
+        if (!text.equals("true") && !text.equals("false")) {
+            throw new InvalidContext(key, "must be " + form + ", was '" + text + "'");
+        }
+        return Boolean.parseBoolean(text);
     }
 
     /**
@@ -245,6 +262,18 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
                 + " (" + SCHEDULE_TIME_ZONE + "), was '" + time + "': the clocks skip it for daylight saving on " + shown
                 + ", and EventBridge Scheduler skips a time that does not exist, so those nights would not start"
                 + (instead.isEmpty() ? "" : "; use e.g. " + String.join(" or ", instead)));
+    }
+
+    /**
+     * A live night ({@code dryRun=false}) against the placeholder provider URL would be scheduled for 02:00 and fail
+     * there: refused here, naming both keys (docs/decisions.md, "A first deploy leaves nothing behind").
+     */
+    static void requireRealProviderWhenLive(WindowConfig window, URI provider) {
+        if (!window.dryRun() && provider.toString().equals(DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL)) {
+            throw new InvalidContext(PROVIDER_BASE_URL, "must be the card provider's real https URL when " + DRY_RUN + "=false, was the "
+                    + "placeholder '" + DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL + "': set " + PROVIDER_BASE_URL + " (cdk.json or -c), "
+                    + "or keep " + DRY_RUN + "=true until it is known");
+        }
     }
 
     /** The window settings as StartWindow's environment carries them ({@link WindowConfig#fromEnvironment} reads them back). */

@@ -86,6 +86,10 @@ public final class TemplateArtifact {
         Map<String, Object> context = new LinkedHashMap<>();
         root.path("context").properties().forEach(e -> context.put(e.getKey(), JSON.convertValue(e.getValue(), Object.class)));
         context.put("aws:cdk:enable-path-metadata", true);
+        // The local runner hosts each function at most as concurrent as its ReservedConcurrentExecutions, the
+        // sizing rule's numbers; cdk.json reserves nothing by default (a new account cannot afford it), so the
+        // artifact asks for the reservations to keep the local nights under the concurrency the rule allows.
+        context.put(StackConfig.RESERVE_CONCURRENCY, true);
         return context;
     }
 

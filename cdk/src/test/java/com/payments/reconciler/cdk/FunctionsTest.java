@@ -113,7 +113,7 @@ class FunctionsTest {
             assertThat(group.path("Properties").path("LogGroupName").asText()).isEqualTo("/aws/lambda/test-" + function.logicalName());
             assertThat(group.path("Properties").path("RetentionInDays").asInt()).isEqualTo(365);
             assertThat(group.path("Properties").path("KmsKeyId")).isEqualTo(telemetryKey);
-            assertThat(group.path("DeletionPolicy").asText()).isEqualTo("Retain");
+            assertThat(group.path("DeletionPolicy").asText()).isEqualTo("RetainExceptOnCreate");
         }
     }
 
@@ -126,7 +126,8 @@ class FunctionsTest {
                         EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
                 case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID,
                         EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS));
-                case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, EnvVars.SHARDS);
+                case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, EnvVars.SHARDS,
+                        EnvVars.INGEST_DEAD_LETTER_QUEUE_URL);
                 default -> WORKFLOW_ENV;
             };
             assertThat(names).as(function.logicalName()).containsExactlyInAnyOrderElementsOf(expected);
@@ -227,6 +228,7 @@ class FunctionsTest {
         environment(function).forEach((name, value) -> env.put(name, value.isTextual() ? value.asText() : switch (name) {
             case EnvVars.STATE_MACHINE_ARN -> "arn:aws:states:eu-west-1:123456789012:stateMachine:test-hold-release-reconciler";
             case EnvVars.PROVIDER_SECRET_ID -> "arn:aws:secretsmanager:eu-west-1:123456789012:secret:test/provider-api-key-AbCdEf";
+            case EnvVars.INGEST_DEAD_LETTER_QUEUE_URL -> "https://sqs.eu-west-1.amazonaws.com/123456789012/test-ingest-events-dlq";
             default -> throw new AssertionError(function + " " + name + " is a reference of unexpected kind: " + value);
         }));
         return env;

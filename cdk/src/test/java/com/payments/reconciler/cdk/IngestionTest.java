@@ -33,7 +33,8 @@ class IngestionTest {
 
     /** What ingestion's role must never hold: reads, deletes, the leader's ConditionCheck, batch writes, other services. */
     static final List<String> NEVER_FOR_INGESTION = List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:DeleteItem",
-            "dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem", "states:", "secretsmanager:", "sqs:SendMessage");
+            "dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem", "states:", "secretsmanager:", "sqs:SendMessageBatch",
+            "sqs:PurgeQueue", "sqs:DeleteQueue");
 
     private final SynthesizedStack synth = SynthesizedStack.get();
     private final TemplateJson template = new TemplateJson(synth);
@@ -48,7 +49,7 @@ class IngestionTest {
         assertThat(queue.path("KmsMasterKeyId")).isEqualTo(dataKey);
         assertThat(dlq.path("KmsMasterKeyId")).isEqualTo(dataKey);
         assertThat(queue.path("RedrivePolicy").path("deadLetterTargetArn")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn"));
-        assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(3);
+        assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(5);
         assertThat(queue.path("VisibilityTimeout").asLong()).isEqualTo(6 * Timing.INGEST_EVENTS_TIMEOUT.toSeconds());
         assertThat(dlq.path("MessageRetentionPeriod").asLong()).isEqualTo(14 * 86_400);
         JsonNode outputs = template.root().path("Outputs");
@@ -95,6 +96,10 @@ class IngestionTest {
         assertThat(actionsBySid.get("ConsumeIngestQueue")).containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes");
         assertThat(resourceBySid.get("ConsumeIngestQueue")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
         assertThat(actionsBySid.get("IngestQueueKey")).containsExactly("kms:Decrypt");
+        // Refused events go to the dead-letter queue, and only there (FirstDeployTest checks the environment too).
+        assertThat(actionsBySid.get("RefusedEventsToDeadLetters")).containsExactly("sqs:SendMessage");
+        assertThat(resourceBySid.get("RefusedEventsToDeadLetters")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn"));
+        assertThat(actionsBySid.get("DeadLetterQueueKey")).containsExactly("kms:GenerateDataKey");
         String all = statements.toString();
         for (String never : NEVER_FOR_INGESTION) {
             assertThat(all).as(never).doesNotContain(never);
@@ -104,7 +109,7 @@ class IngestionTest {
         }
         // Besides these, only the X-Ray statement active tracing adds (no Sid; its actions take no resource).
         assertThat(actionsBySid.keySet()).containsExactlyInAnyOrder("OwnLogGroup", "IngestAuthorisationsTable", "IngestSettlementsTable",
-                "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "");
+                "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "RefusedEventsToDeadLetters", "DeadLetterQueueKey", "");
         assertThat(actionsBySid.get("")).allMatch(a -> a.startsWith("xray:"));
     }
 

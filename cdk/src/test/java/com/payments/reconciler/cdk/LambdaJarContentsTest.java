@@ -23,7 +23,7 @@ class LambdaJarContentsTest {
             "com/payments/reconciler/delivery/", "com/payments/reconciler/ingest/", "com/payments/reconciler/lease/", "com/payments/reconciler/reconcile/",
             "com/payments/reconciler/store/", "com/payments/reconciler/window/", "com/payments/reconciler/workflow/",
             "software/amazon/awssdk/services/dynamodb/", "software/amazon/awssdk/services/sfn/",
-            "software/amazon/awssdk/services/secretsmanager/",
+            "software/amazon/awssdk/services/secretsmanager/", "software/amazon/awssdk/services/sqs/",
             "software/amazon/awssdk/auth/", "software/amazon/awssdk/awscore/", "software/amazon/awssdk/core/",
             "software/amazon/awssdk/http/", "software/amazon/awssdk/identity/", "software/amazon/awssdk/metrics/",
             "software/amazon/awssdk/profiles/", "software/amazon/awssdk/protocols/", "software/amazon/awssdk/regions/",

@@ -115,7 +115,7 @@ class LeastPrivilegeTest {
         assertThat(keys).hasSize(2);
         keys.values().forEach(k -> {
             assertThat(k.path("Properties").path("EnableKeyRotation").asBoolean()).isTrue();
-            assertThat(k.path("DeletionPolicy").asText()).isEqualTo("Retain");
+            assertThat(k.path("DeletionPolicy").asText()).isEqualTo("RetainExceptOnCreate");
         });
     }
 }

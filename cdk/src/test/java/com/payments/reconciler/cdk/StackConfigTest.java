@@ -31,7 +31,8 @@ class StackConfigTest {
     @Test
     void defaultsAreNightlyTwoAmUtcAndWhatStartWindowDefaultsTo() {
         StackConfig config = StackConfig.fromContext(key -> null);
-        assertThat(config.window()).isEqualTo(WindowConfig.defaults());
+        // StartWindow's defaults, but a dry run: the default provider URL is a placeholder.
+        assertThat(config.window()).isEqualTo(WindowConfig.defaults().withDryRun(true));
         assertThat(config.window().zone()).isEqualTo(ZoneId.of("UTC"));
         assertThat(config.window().localTime()).isEqualTo(LocalTime.of(2, 0));
         assertThat(config.namePrefix()).isEqualTo("reconciler-prod-");
@@ -40,7 +41,9 @@ class StackConfigTest {
         assertThat(config.providerQuota()).isEqualTo(new ProviderQuota(40, 32));
         assertThat(config.providerQuotaEnvironment()).containsExactly(
                 Map.entry(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40"), Map.entry(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32"));
-        assertThat(config.reserveConcurrency()).isTrue();
+        assertThat(config.reserveConcurrency()).isFalse();
+        assertThat(config.tableDeletionProtection()).isFalse();
+        assertThat(config.window().dryRun()).as("the placeholder provider URL: a dry run").isTrue();
         assertThat(WindowConfig.fromEnvironment(config.windowEnvironment())).isEqualTo(config.window());
     }
 
@@ -120,6 +123,7 @@ class StackConfigTest {
             "providerMaxConcurrentRequests|8.5|an integer from 4",
             "providerMaxConcurrentRequests|many|an integer from 4",
             "reserveConcurrency|yes|true or false",
+            "tableDeletionProtection|on|true or false",
     })
     void badValuesAreRefusedNamingTheKey(String key, String value, String form) {
         // The message names the key, the accepted form and the value given, and nothing else (no variable names).
@@ -208,7 +212,7 @@ class StackConfigTest {
 
     @Test
     void theDefaultScheduleTimeExistsEveryDay() {
-        assertThat(StackConfig.fromContext(key -> null, SYNTH_CLOCK).window()).isEqualTo(WindowConfig.defaults());
+        assertThat(StackConfig.fromContext(key -> null, SYNTH_CLOCK).window()).isEqualTo(WindowConfig.defaults().withDryRun(true));
         // The stack tests' context (SynthesizedStack): Europe/London at 02:30, after that zone's 01:00-02:00 gap.
         Map<String, Object> stackTests = Map.of(StackConfig.SCHEDULE_TIME_ZONE, "Europe/London", StackConfig.SCHEDULE_TIME, "02:30");
         assertThat(StackConfig.fromContext(stackTests::get, SYNTH_CLOCK).window().localTime()).isEqualTo(LocalTime.of(2, 30));

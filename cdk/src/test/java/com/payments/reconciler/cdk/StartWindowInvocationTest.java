@@ -78,8 +78,9 @@ class StartWindowInvocationTest {
         for (LambdaFunction other : LambdaFunction.values()) {
             String policy = template.statementsOf(synth.stack.functions().role(other)).toString();
             if (other == LambdaFunction.INGEST_EVENTS) {
-                // Its queue's mapping polls with its role (IngestionTest): consuming, never sending.
-                assertThat(policy).as(other.logicalName()).doesNotContain("sqs:SendMessage");
+                // Its queue's mapping polls with its role (IngestionTest); it sends only refused events, to its own
+                // dead-letter queue, never to StartWindow's failure queue.
+                assertThat(policy).as(other.logicalName()).doesNotContain(template.logicalId(synth.stack.startWindowInvocation().failures()));
             } else if (other != LambdaFunction.START_WINDOW) {
                 assertThat(policy).as(other.logicalName()).doesNotContain("sqs:");
             }

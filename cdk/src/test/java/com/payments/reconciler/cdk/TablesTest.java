@@ -73,7 +73,7 @@ class TablesTest {
             JsonNode table = table(schema);
             JsonNode props = table.path("Properties");
             if (schema.businessRecord()) {
-                assertThat(table.path("DeletionPolicy").asText()).as(schema.logicalName()).isEqualTo("Retain");
+                assertThat(table.path("DeletionPolicy").asText()).as(schema.logicalName()).isEqualTo("RetainExceptOnCreate");
                 assertThat(table.path("UpdateReplacePolicy").asText()).as(schema.logicalName()).isEqualTo("Retain");
                 assertThat(props.path("DeletionProtectionEnabled").asBoolean()).as(schema.logicalName()).isTrue();
             } else {

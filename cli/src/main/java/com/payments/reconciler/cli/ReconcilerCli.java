@@ -17,7 +17,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 @Command(name = "reconciler", mixinStandardHelpOptions = true, version = "hold-release-reconciler 1.0.0",
         description = "Nightly hold-release reconciler: start, rerun, redrive and inspect windows on AWS.",
         subcommands = {StartCommand.class, RerunCommand.class, RedriveCommand.class,
-                StatusCommand.class, HistoryCommand.class, CommandsCommand.class},
+                StatusCommand.class, HistoryCommand.class, CommandsCommand.class, PreflightCommand.class},
         footer = {"%nbin/reconciler also runs the local harness (its own jar): local (one night on local engines), "
                 + "chaos (fault campaigns), bench (throughput and cost figures)."},
         exitCodeListHeading = "%nExit codes:%n",
@@ -57,6 +57,10 @@ public final class ReconcilerCli {
 
     public static int execute(String[] args, PrintWriter out, PrintWriter err, List<Class<?>> moreCommands) {
         CommandLine cli = new CommandLine(new ReconcilerCli());
+        // Every check, one line each, from the one list the command runs (Check).
+        CommandLine preflight = cli.getSubcommands().get("preflight");
+        preflight.getCommandSpec().usageMessage().description(preflight.getCommandSpec().usageMessage().description()[0],
+                String.format(PreflightCommand.checksHelp()));
         moreCommands.forEach(cli::addSubcommand);
         cli.setOut(out);
         cli.setErr(err);

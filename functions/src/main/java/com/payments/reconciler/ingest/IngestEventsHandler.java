@@ -32,8 +32,10 @@ import org.slf4j.MDC;
  * Consumes the ingestion queue (docs/integration.md): an SQS event in, a partial batch response out
  * ({@code {"batchItemFailures":[{"itemIdentifier": messageId}]}}, the event source mapping has
  * {@code ReportBatchItemFailures}). Each message is decided on its own; one that was not applied — refused, or a
- * transient store failure — is named, the others are deleted by Lambda. Refused messages reach the dead-letter
- * queue by the queue's redrive policy (docs/decisions.md); their reason is logged here by message id, never their body.
+ * transient store failure — is named, the others are deleted by Lambda. A refused message is sent to the dead-letter
+ * queue here ({@link DeadLetters}) and then reported done, so it is deleted on its first receive; only if that send
+ * fails is it named, and the redrive policy moves it after {@code maxReceiveCount} receives (docs/decisions.md). Its
+ * reason is logged here by message id, never its body.
  * Ingestion is not the leader and takes no lease (docs/decisions.md, "Ingestion writes without the lease").
  *
  * <p>Decodes the SQS event with the project's JSON rules rather than aws-lambda-java-events (kept out of the Lambda
@@ -46,6 +48,7 @@ public final class IngestEventsHandler implements RequestStreamHandler {
     static final String MESSAGE_ID_LOG_FIELD = "messageId";
 
     private final EventIngestion ingestion;
+    private final DeadLetters deadLetters;
     private final EmfMetrics metrics;
 
     public IngestEventsHandler() {
@@ -60,11 +63,12 @@ public final class IngestEventsHandler implements RequestStreamHandler {
         this(new EventIngestion(new EventDecoder(), new IngestionDecision(shards(env)),
                         new IngestStore(env.aws().dynamo(), env.required(TableNames.ENV_AUTHORISATIONS),
                                 env.required(TableNames.ENV_SETTLEMENTS), Backoff.standard())),
-                metrics);
+                new SqsDeadLetters(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)), metrics);
     }
 
-    public IngestEventsHandler(EventIngestion ingestion, EmfMetrics metrics) {
+    public IngestEventsHandler(EventIngestion ingestion, DeadLetters deadLetters, EmfMetrics metrics) {
         this.ingestion = ingestion;
+        this.deadLetters = deadLetters;
         this.metrics = metrics;
     }
 
@@ -111,9 +115,15 @@ public final class IngestEventsHandler implements RequestStreamHandler {
                         if (refused.refusal().reason() == Refusal.Reason.CARDHOLDER_DATA) {
                             counts.merge(Metrics.INGEST_REFUSED_CARD_DATA, 1L, Long::sum);
                         }
-                        // Reported, so the redrive policy moves it to the dead-letter queue after maxReceiveCount.
-                        failures.addObject().put("itemIdentifier", message.id());
-                        LOG.warn("event refused ({}), for the dead-letter queue: {}", refused.refusal().reason(), refused.refusal().message());
+                        if (sentToDeadLetters(message, refused.refusal())) {
+                            // Not reported: Lambda deletes it from the ingestion queue, its copy is in the dead-letter queue.
+                            LOG.warn("event refused ({}), sent to the dead-letter queue: {}", refused.refusal().reason(), refused.refusal().message());
+                        } else {
+                            // Reported, so the redrive policy moves it to the dead-letter queue after maxReceiveCount.
+                            failures.addObject().put("itemIdentifier", message.id());
+                            LOG.warn("event refused ({}), not sent to the dead-letter queue, left for the redrive policy: {}",
+                                    refused.refusal().reason(), refused.refusal().message());
+                        }
                     }
                 }
             } catch (RuntimeException e) {
@@ -130,6 +140,20 @@ public final class IngestEventsHandler implements RequestStreamHandler {
                 counts.get(Metrics.INGEST_ACCEPTED), counts.get(Metrics.INGEST_DUPLICATES), counts.get(Metrics.INGEST_REFUSED),
                 counts.get(Metrics.INGEST_RETRIED), counts.get(Metrics.INGEST_WRITES));
         return response;
+    }
+
+    /** SQS refuses an empty body; a refused message without one is left to the redrive policy. */
+    private boolean sentToDeadLetters(Message message, Refusal refusal) {
+        if (message.body() == null || message.body().isEmpty()) {
+            return false;
+        }
+        try {
+            deadLetters.send(message.id(), message.body(), refusal);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.warn("the dead-letter queue refused the event: {}: {}", e.getClass().getSimpleName(), e.getMessage());
+            return false;
+        }
     }
 
     record Message(String id, String body) {

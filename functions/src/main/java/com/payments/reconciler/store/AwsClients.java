@@ -5,6 +5,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * Where a handler gets its SDK clients. Deployed functions use {@link SdkDefaultClients}: credentials,
@@ -23,4 +24,7 @@ public interface AwsClients {
     SfnClient sfn();
 
     SecretsManagerClient secrets();
+
+    /** IngestEvents' client for the ingestion dead-letter queue. */
+    SqsClient sqs();
 }

@@ -9,6 +9,7 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The deployed functions' clients. Nothing here names a credential, a region or an endpoint: the SDK's
@@ -42,6 +43,11 @@ public final class SdkDefaultClients implements AwsClients {
     @Override
     public SecretsManagerClient secrets() {
         return SecretsManagerClient.builder().httpClient(http()).overrideConfiguration(override(List.of())).build();
+    }
+
+    @Override
+    public SqsClient sqs() {
+        return SqsClient.builder().httpClient(http()).overrideConfiguration(override(List.of())).build();
     }
 
     private static ClientOverrideConfiguration override(List<ExecutionInterceptor> interceptors) {

@@ -24,6 +24,8 @@ public final class EnvVars {
     public static final String SHARDS = "SHARDS";
     /** StartWindow: decide but write nothing. */
     public static final String DRY_RUN = "DRY_RUN";
+    /** IngestEvents: the ingestion dead-letter queue's URL, where it sends the events it refuses. */
+    public static final String INGEST_DEAD_LETTER_QUEUE_URL = "INGEST_DEAD_LETTER_QUEUE_URL";
     /** StartWindow: how many days back a window may be started (default 30). */
     public static final String WINDOW_HORIZON_DAYS = "WINDOW_HORIZON_DAYS";
     /** DeliverCommands: the provider's base URL. */

@@ -31,6 +31,21 @@ public final class ErrorNames {
     public static final List<String> LAMBDA_SERVICE_ERRORS = List.of("Lambda.ServiceException",
             "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException");
     public static final String LAMBDA_THROTTLED = "Lambda.TooManyRequestsException";
+    /**
+     * Lambda refuses to invoke a SnapStart version that is Inactive (not invoked for 14 days, or its environments
+     * recycled) until it is Active again: wait, then invoke again (Lambda Developer Guide, "Troubleshooting SnapStart
+     * errors"). Retried for minutes, {@link Timing#SNAPSTART_NOT_READY_PATIENCE}.
+     */
+    public static final String LAMBDA_SNAPSTART_NOT_READY = "Lambda.SnapStartNotReadyException";
+    /** The restore phase (after-restore hooks, network, credentials) took over 10 s: retried with the not-ready error. */
+    public static final String LAMBDA_SNAPSTART_TIMEOUT = "Lambda.SnapStartTimeoutException";
+    /** An after-restore hook threw: our code's fault, retried only as any other error is (States.TaskFailed). */
+    public static final String LAMBDA_SNAPSTART_FAILED = "Lambda.SnapStartException";
+    /** SnapStart's invoke errors, each a row of {@link #TABLE}. */
+    public static final List<String> LAMBDA_SNAPSTART_ERRORS = List.of(LAMBDA_SNAPSTART_NOT_READY, LAMBDA_SNAPSTART_TIMEOUT,
+            LAMBDA_SNAPSTART_FAILED);
+    /** The errors the SnapStart retrier names: the version is not usable yet, and waiting is the documented fix. */
+    public static final List<String> LAMBDA_SNAPSTART_WAIT = List.of(LAMBDA_SNAPSTART_NOT_READY, LAMBDA_SNAPSTART_TIMEOUT);
 
     /** Names of the Fail states the workflow can end in. */
     public static final String FAIL_SUPERSEDED = "Superseded";
@@ -75,6 +90,9 @@ public final class ErrorNames {
             new Handling(LAMBDA_SERVICE_ERRORS.get(2), true, FAILS_AT_ITS_TASK),
             new Handling(LAMBDA_SERVICE_ERRORS.get(3), true, FAILS_AT_ITS_TASK),
             new Handling(LAMBDA_THROTTLED, true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_SNAPSTART_NOT_READY, true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_SNAPSTART_TIMEOUT, true, FAILS_AT_ITS_TASK),
+            new Handling(LAMBDA_SNAPSTART_FAILED, true, FAILS_AT_ITS_TASK),
             new Handling(STORE_CONTENTION, true, FAILS_AT_ITS_TASK),
             new Handling(PROVIDER_UNAVAILABLE, true, FAILS_AT_ITS_TASK),
             new Handling(IDEMPOTENCY_ALREADY_IN_PROGRESS, true, FAILS_AT_ITS_TASK),

@@ -68,7 +68,8 @@ class CardDataNeverStoredTest {
 
     @Test
     void eventsWithCardDataAreRefusedAndAppearInNoTableAndNoLog(LocalDynamo.Engine engine) {
-        IngestEventsHandler handler = IngestEventsHandlerTest.handler(engine, metricLines);
+        String deadLetters = IngestEventsHandlerTest.deadLetterQueue(engine);
+        IngestEventsHandler handler = IngestEventsHandlerTest.handler(engine, metricLines, deadLetters);
         Map<String, String> bodies = new LinkedHashMap<>(CARD_EVENTS);
         bodies.put("m-clean", EventIngestionTest.created("evt-9", "auth-9", 2599, "2026-11-28T10:00:00Z"));
 
@@ -76,7 +77,15 @@ class CardDataNeverStoredTest {
 
         List<String> failed = new ArrayList<>();
         response.path("batchItemFailures").forEach(f -> failed.add(f.path("itemIdentifier").textValue()));
-        assertThat(failed).containsExactlyElementsOf(CARD_EVENTS.keySet());
+        // Refused, each sent to the dead-letter queue (the one place a refused body may go: encrypted, for a person).
+        assertThat(failed).isEmpty();
+        List<String> deadLettered = new ArrayList<>();
+        var sqs = new com.payments.reconciler.testing.LocalAwsClients(engine.moto().endpoint()).sqs();
+        for (int i = 0; i < 3; i++) {
+            sqs.receiveMessage(b -> b.queueUrl(deadLetters).maxNumberOfMessages(10).messageAttributeNames("All")).messages().forEach(m ->
+                    deadLettered.add(m.messageAttributes().get(SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE).stringValue()));
+        }
+        assertThat(deadLettered).containsExactlyInAnyOrderElementsOf(CARD_EVENTS.keySet());
         assertThat(everythingStoredAndLogged(engine)).contains("auth-9"); // the clean event went through
         assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).filteredOn(m -> m.contains("CARDHOLDER_DATA"))
                 .hasSize(CARD_EVENTS.size());

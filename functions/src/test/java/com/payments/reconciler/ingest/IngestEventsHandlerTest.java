@@ -44,12 +44,33 @@ class IngestEventsHandlerTest {
     }
 
     static IngestEventsHandler handler(LocalDynamo.Engine engine, List<String> metricLines) {
+        return handler(engine, metricLines, deadLetterQueue(engine));
+    }
+
+    static IngestEventsHandler handler(LocalDynamo.Engine engine, List<String> metricLines, String deadLetterQueueUrl) {
         Clock clock = Clock.fixed(Instant.parse("2026-12-01T03:00:00Z"), ZoneOffset.UTC);
         HandlerEnvironment env = new HandlerEnvironment(Map.of(
                 TableNames.ENV_AUTHORISATIONS, engine.tables().authorisations(),
                 TableNames.ENV_SETTLEMENTS, engine.tables().settlements(),
-                EnvVars.SHARDS, "4"), new LocalAwsClients(engine.moto().endpoint()), clock);
+                EnvVars.SHARDS, "4",
+                EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueueUrl), new LocalAwsClients(engine.moto().endpoint()), clock);
         return new IngestEventsHandler(env, new EmfMetrics(clock, "IngestEvents", metricLines::add));
+    }
+
+    /** A fresh dead-letter queue on the engine's moto, as the stack's {@code {prefix}ingest-events-dlq}. */
+    static String deadLetterQueue(LocalDynamo.Engine engine) {
+        return new LocalAwsClients(engine.moto().endpoint()).sqs()
+                .createQueue(b -> b.queueName("ingest-events-dlq-" + java.util.UUID.randomUUID())).queueUrl();
+    }
+
+    /** The dead letters' refusal attribute, message by message. */
+    private static List<String> deadLetters(LocalDynamo.Engine engine, String queueUrl) {
+        List<String> found = new ArrayList<>();
+        var sqs = new LocalAwsClients(engine.moto().endpoint()).sqs();
+        sqs.receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10).messageAttributeNames("All")).messages()
+                .forEach(m -> found.add(m.messageAttributes().get(SqsDeadLetters.REFUSAL_ATTRIBUTE).stringValue() + " "
+                        + m.messageAttributes().get(SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE).stringValue()));
+        return found;
     }
 
     /** An SQS event as Lambda's event source mapping delivers it (the fields it carries besides id and body included). */
@@ -77,6 +98,34 @@ class IngestEventsHandlerTest {
         return ids;
     }
 
+    /**
+     * A refused event goes to the dead-letter queue at once and is reported done, so it is deleted on its first receive
+     * and takes none of the receives meant for transient failures; the dead letter says why and which message it was.
+     */
+    @Test
+    void refusedEventsAreSentToTheDeadLetterQueueAndNotReported(LocalDynamo.Engine engine) throws Exception {
+        String dlq = deadLetterQueue(engine);
+        IngestEventsHandler sending = handler(engine, metricLines, dlq);
+        Map<String, String> bodies = new java.util.LinkedHashMap<>();
+        bodies.put("m-1", EventIngestionTest.created("evt-1", "auth-1", 2599, "2026-11-28T10:00:00Z"));
+        bodies.put("m-2", "{not json");
+        bodies.put("m-5", EventIngestionTest.created("evt-5", "auth-1", 1, "2026-11-28T10:00:00Z"));    // conflicts with evt-1
+
+        JsonNode response = sending.handle(sqsEvent(bodies));
+
+        assertThat(failedIds(response)).as("nothing left for a retry").isEmpty();
+        assertThat(deadLetters(engine, dlq)).containsExactlyInAnyOrder("MALFORMED m-2", "CONFLICT m-5");
+        assertThat(JSON.readTree(metricLines.getFirst()).path(Metrics.INGEST_REFUSED).asLong()).isEqualTo(2);
+    }
+
+    /** When the dead-letter queue cannot take it, a refused event is reported, and the redrive policy is the net. */
+    @Test
+    void aRefusedEventTheDeadLetterQueueDoesNotTakeIsLeftForTheRedrivePolicy(LocalDynamo.Engine engine) {
+        String missing = deadLetterQueue(engine).replaceAll("[^/]+$", "no-such-queue");
+        IngestEventsHandler unsent = handler(engine, metricLines, missing);
+        assertThat(failedIds(unsent.handle(sqsEvent(Map.of("m-2", "{not json"))))).containsExactly("m-2");
+    }
+
     @Test
     void reportsExactlyTheMessagesNotAppliedAndCountsEachOutcome() throws Exception {
         Map<String, String> bodies = new java.util.LinkedHashMap<>();
@@ -90,7 +139,7 @@ class IngestEventsHandlerTest {
         handler.handleRequest(new ByteArrayInputStream(sqsEvent(bodies)), out, null);
         JsonNode response = JSON.readTree(out.toByteArray());
 
-        assertThat(failedIds(response)).containsExactly("m-2", "m-5");
+        assertThat(failedIds(response)).as("the refused two are in the dead-letter queue, not retried").isEmpty();
         JsonNode metrics = JSON.readTree(metricLines.getFirst());
         assertThat(metrics.path(Metrics.INGEST_ACCEPTED).asLong()).isEqualTo(2);
         assertThat(metrics.path(Metrics.INGEST_DUPLICATES).asLong()).isEqualTo(1);
@@ -109,7 +158,8 @@ class IngestEventsHandlerTest {
     void aStoreThatCannotBeReachedLeavesEveryMessageForARetry(LocalDynamo.Engine engine) throws Exception {
         HandlerEnvironment env = new HandlerEnvironment(Map.of(
                 TableNames.ENV_AUTHORISATIONS, "no-such-table", TableNames.ENV_SETTLEMENTS, "no-such-table-either",
-                EnvVars.SHARDS, "4"), new LocalAwsClients(engine.moto().endpoint()), Clock.systemUTC());
+                EnvVars.SHARDS, "4", EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueue(engine)),
+                new LocalAwsClients(engine.moto().endpoint()), Clock.systemUTC());
         IngestEventsHandler broken = new IngestEventsHandler(env, new EmfMetrics(Clock.systemUTC(), "IngestEvents", metricLines::add));
 
         JsonNode response = broken.handle(sqsEvent(Map.of("m-1", EventIngestionTest.voided("evt-1", "auth-1"))));

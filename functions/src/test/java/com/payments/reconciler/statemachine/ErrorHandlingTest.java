@@ -156,6 +156,7 @@ class ErrorHandlingTest {
             Set<String> raised = new LinkedHashSet<>(Asl.functionOf(task).errorNames());
             raised.addAll(ErrorNames.LAMBDA_SERVICE_ERRORS);
             raised.add(ErrorNames.LAMBDA_THROTTLED);
+            raised.addAll(ErrorNames.LAMBDA_SNAPSTART_ERRORS);
             raised.add(ErrorNames.STATES_TIMEOUT);
             raised.add(ErrorNames.ANY_OTHER_ERROR);
             for (String error : raised) {
@@ -236,6 +237,7 @@ class ErrorHandlingTest {
         Set<String> known = new HashSet<>(ErrorNames.THROWN_BY_HANDLERS);
         known.addAll(ErrorNames.LAMBDA_SERVICE_ERRORS);
         known.add(ErrorNames.LAMBDA_THROTTLED);
+        known.addAll(ErrorNames.LAMBDA_SNAPSTART_ERRORS);
         Set<String> thrownByWorkflowFunctions = new HashSet<>();
         for (LambdaFunction function : LambdaFunction.values()) {
             if (function.invokedByWorkflow()) {

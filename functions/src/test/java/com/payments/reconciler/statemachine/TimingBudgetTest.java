@@ -202,6 +202,59 @@ class TimingBudgetTest {
                 .isLessThan(Timing.EXECUTION_TIMEOUT.dividedBy(4));
     }
 
+    /**
+     * A SnapStart version that is not ready (Inactive after 14 days without an invocation, or its environments recycled)
+     * refuses invokes until it is Active again. Every task waits at least SNAPSTART_NOT_READY_PATIENCE for it, with
+     * guaranteed (unjittered) waits; and a run that holds the lease still renews it in time: the longest a task runs
+     * after its last renewal (the renew interval) plus every wait of the retrier stays inside the lease.
+     */
+    @Test
+    void everyTaskWaitsMinutesForASnapStartVersionThatIsNotReadyWithinTheLease() {
+        assertThat(snapStartBudgetBreaks(asl)).isEmpty();
+    }
+
+    /** The check can fail: the shipped ASL without its SnapStart retriers (the States.TaskFailed catch-all gives up in ~20 s). */
+    @Test
+    void theSnapStartBudgetFailsOnAnAslWithoutTheRetrier() {
+        Asl bad = Asl.of(asl.root.deepCopy());
+        for (Asl.Located task : bad.tasks()) {
+            var retry = (com.fasterxml.jackson.databind.node.ArrayNode) task.state().path("Retry");
+            for (int i = retry.size() - 1; i >= 0; i--) {
+                if (Asl.names(retry.get(i)).contains(ErrorNames.LAMBDA_SNAPSTART_NOT_READY)) {
+                    retry.remove(i);
+                }
+            }
+        }
+        assertThat(snapStartBudgetBreaks(bad)).hasSize(bad.tasks().size())
+                .allSatisfy(b -> assertThat(b).contains("waits only"));
+    }
+
+    private static List<String> snapStartBudgetBreaks(Asl definition) {
+        List<String> broken = new java.util.ArrayList<>();
+        for (Asl.Located task : definition.tasks()) {
+            List<JsonNode> retriers = Asl.list(task.state().path("Retry"));
+            // The first retrier naming the error (or a catch-all) decides, as Step Functions does.
+            JsonNode first = retriers.stream().filter(r -> Asl.names(r).contains(ErrorNames.LAMBDA_SNAPSTART_NOT_READY)
+                    || Asl.names(r).contains("States.TaskFailed") || Asl.names(r).contains("States.ALL")).findFirst().orElse(null);
+            long guaranteed = first == null ? 0 : minimumTotalWaitSeconds(first);
+            long longest = first == null ? 0 : totalWaitSeconds(first);
+            System.out.printf("%-16s SnapStart not ready: waits %d s at least, %d s at most; patience %d s; lease %d s%n", task.name(),
+                    guaranteed, longest, Timing.SNAPSTART_NOT_READY_PATIENCE.toSeconds(), Timing.LEASE_DURATION.toSeconds());
+            if (guaranteed < Timing.SNAPSTART_NOT_READY_PATIENCE.toSeconds()) {
+                broken.add(task.name() + " waits only " + guaranteed + " s for a SnapStart version to become Active");
+            }
+            if (first != null && Asl.names(first).containsAll(ErrorNames.LAMBDA_SNAPSTART_WAIT)
+                    && Timing.LEASE_RENEW_INTERVAL.plusSeconds(longest).compareTo(Timing.LEASE_DURATION) >= 0) {
+                broken.add(task.name() + " waits " + longest + " s: the lease would expire before the next renewal");
+            }
+            if (first != null && Asl.names(first).contains(ErrorNames.LAMBDA_SNAPSTART_NOT_READY)
+                    && !Asl.names(first).containsAll(ErrorNames.LAMBDA_SNAPSTART_WAIT)) {
+                broken.add(task.name() + " waits for SnapStartNotReadyException but not SnapStartTimeoutException in the same retrier");
+            }
+        }
+        return broken;
+    }
+
     private static long minimumTotalWaitSeconds(JsonNode retrier) {
         return "FULL".equals(retrier.path("JitterStrategy").asText("NONE")) ? 0 : totalWaitSeconds(retrier);
     }

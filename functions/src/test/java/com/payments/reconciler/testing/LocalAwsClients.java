@@ -13,6 +13,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * Clients for handlers hosted in-process against the local engines (tests, chaos, bench): one endpoint,
@@ -50,6 +51,11 @@ public record LocalAwsClients(URI endpoint, List<ExecutionInterceptor> intercept
     @Override
     public SecretsManagerClient secrets() {
         return LocalClients.local(SecretsManagerClient.builder(), endpoint).httpClient(http()).overrideConfiguration(override(List.of())).build();
+    }
+
+    @Override
+    public SqsClient sqs() {
+        return LocalClients.local(SqsClient.builder(), endpoint).httpClient(http()).overrideConfiguration(override(List.of())).build();
     }
 
     private ClientOverrideConfiguration override(List<ExecutionInterceptor> extra) {

@@ -17,7 +17,8 @@ public final class AwsWire {
     private static final Map<String, String> TARGET_PREFIXES = Map.of(
             "DynamoDB_20120810", "dynamodb",
             "AWSStepFunctions", "states",
-            "secretsmanager", "secretsmanager");
+            "secretsmanager", "secretsmanager",
+            "AmazonSQS", "sqs");
 
     private AwsWire() {
     }

@@ -32,6 +32,7 @@ public final class ServiceAuthorization {
     static final String DDB_TRANSACTIONS = "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html";
     static final String SAR_STATES = "https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html";
     static final String SAR_SECRETS = "https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecretsmanager.html";
+    static final String SAR_SQS = "https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonsqs.html";
 
     /** How an operation's resources are found in its request. */
     public enum Rule {
@@ -50,7 +51,9 @@ public final class ServiceAuthorization {
         /** {@code executionArn}. */
         EXECUTION,
         /** {@code SecretId}, a name or an ARN, as the secret's ARN. */
-        SECRET
+        SECRET,
+        /** {@code QueueUrl} ({@code https://host/ACCOUNT/NAME}) as the queue's ARN in the request's region. */
+        QUEUE
     }
 
     /** One row: the operation ({@code service:Operation}, as the wire names it), how its resources are found, the source. */
@@ -76,7 +79,8 @@ public final class ServiceAuthorization {
             new Row("states:GetExecutionHistory", Rule.EXECUTION, SAR_STATES),
             new Row("states:StopExecution", Rule.EXECUTION, SAR_STATES),
             new Row("secretsmanager:GetSecretValue", Rule.SECRET, SAR_SECRETS),
-            new Row("secretsmanager:DescribeSecret", Rule.SECRET, SAR_SECRETS));
+            new Row("secretsmanager:DescribeSecret", Rule.SECRET, SAR_SECRETS),
+            new Row("sqs:SendMessage", Rule.QUEUE, SAR_SQS));
 
     private static final Map<String, String> TRANSACT_WRITE_ACTIONS = Map.of(
             "Put", "dynamodb:PutItem", "Update", "dynamodb:UpdateItem", "Delete", "dynamodb:DeleteItem",
@@ -148,6 +152,13 @@ public final class ServiceAuthorization {
                 String arn = id.startsWith("arn:") ? id : scope.secretArn(id)
                         .orElseThrow(() -> new Unmapped(operation + ": the secret named " + id + " is not in the ARN scope"));
                 out.add(new AuthorizedAction(operation, arn));
+            }
+            case QUEUE -> {
+                String[] path = java.net.URI.create(required(body, "QueueUrl", operation)).getPath().split("/");
+                if (path.length != 3) {
+                    throw new Unmapped(operation + ": QueueUrl is not https://host/ACCOUNT/NAME");
+                }
+                out.add(new AuthorizedAction(operation, "arn:" + scope.partition() + ":sqs:" + region + ":" + path[1] + ":" + path[2]));
             }
             default -> throw new IllegalStateException(row.rule().toString());
         }

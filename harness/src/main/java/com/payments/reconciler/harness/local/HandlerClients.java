@@ -7,6 +7,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.utils.SdkAutoCloseable;
 
 /**
@@ -37,6 +38,11 @@ final class HandlerClients implements AwsClients {
     @Override
     public SecretsManagerClient secrets() {
         return remember(delegate.secrets());
+    }
+
+    @Override
+    public SqsClient sqs() {
+        return remember(delegate.sqs());
     }
 
     /** Closes every client built so far: their handlers are no longer registered. */

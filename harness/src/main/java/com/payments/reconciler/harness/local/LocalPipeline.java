@@ -254,7 +254,19 @@ public final class LocalPipeline implements AutoCloseable {
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
         env.put(EnvVars.PROVIDER_BASE_URL, (providerFront != null ? providerFront : provider.baseUrl()).toString());
         env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);
+        // In-process IngestEvents sends refused events to the local run's dead-letter queue (LocalIngestQueue's name for it).
+        env.putIfAbsent(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, localDeadLetterQueueUrl());
         return env;
+    }
+
+    /**
+     * {@code bin/reconciler local}'s ingestion dead-letter queue ({@link LocalRun#LOCAL_QUEUE_PREFIX}); moto finds a queue
+     * by the URL's account and name. Harness tests with queues of other prefixes see a refused event's send fail, and
+     * the redrive policy move it instead (docs/emulator-differences.md, "Ingestion").
+     */
+    static String localDeadLetterQueueUrl() {
+        return "https://sqs." + StateMachineDeployer.LOCAL_REGION + ".amazonaws.com/" + com.payments.reconciler.harness.aws.LocalResources.MOTO_ACCOUNT
+                + "/" + LocalRun.LOCAL_QUEUE_PREFIX + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX;
     }
 
 

@@ -110,6 +110,8 @@ public final class TemplateHosting implements AutoCloseable {
                 env.put(EnvVars.PROVIDER_BASE_URL, providerBaseUrl.toString());
             }
             windowSettings.forEach((name, value) -> env.computeIfPresent(name, (k, v) -> value));
+            // The local run's dead-letter queue, as in-process (LocalPipeline): the template's name is not the local queue's.
+            env.computeIfPresent(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, (k, v) -> LocalPipeline.localDeadLetterQueueUrl());
             env.put("AWS_ENDPOINT_URL", recorder.endpoint().toString());
             lambda.deploy(spec(function, env));
         }

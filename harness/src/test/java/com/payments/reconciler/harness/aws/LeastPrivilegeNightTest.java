@@ -70,7 +70,11 @@ class LeastPrivilegeNightTest {
             new LeastPrivilegeProof.Allowance("sqs:GetQueueAttributes", Optional.of("ConsumeIngestQueue"),
                     "the mapping reads the queue's attributes with IngestEvents' role; the local engines have no mapping"),
             new LeastPrivilegeProof.Allowance("kms:Decrypt", Optional.of("IngestQueueKey"),
-                    "SQS decrypts received messages with the receiver's permissions (kms:ViaService sqs); moto encrypts nothing"));
+                    "SQS decrypts received messages with the receiver's permissions (kms:ViaService sqs); moto encrypts nothing"),
+            new LeastPrivilegeProof.Allowance("sqs:SendMessage", Optional.of("RefusedEventsToDeadLetters"),
+                    "failure path: IngestEvents sends only a refused event to the dead-letter queue; the night's events are all valid"),
+            new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("DeadLetterQueueKey"),
+                    "SQS encrypts the refused event with the sender's permissions (kms:ViaService sqs), on the failure path above"));
 
     private EnforcedNight local;
     private LeastPrivilegeProof proof;

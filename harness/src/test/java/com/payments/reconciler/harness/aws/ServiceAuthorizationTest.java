@@ -44,7 +44,9 @@ class ServiceAuthorizationTest {
                 Arguments.of("states:DescribeExecution", "{\"executionArn\": \"arn:aws:states:eu-west-1:1:execution:sm:n\"}",
                         List.of("states:DescribeExecution on arn:aws:states:eu-west-1:1:execution:sm:n")),
                 Arguments.of("secretsmanager:GetSecretValue", "{\"SecretId\": \"key\"}", List.of("secretsmanager:GetSecretValue on " + SECRET)),
-                Arguments.of("secretsmanager:GetSecretValue", "{\"SecretId\": \"" + SECRET + "\"}", List.of("secretsmanager:GetSecretValue on " + SECRET)));
+                Arguments.of("secretsmanager:GetSecretValue", "{\"SecretId\": \"" + SECRET + "\"}", List.of("secretsmanager:GetSecretValue on " + SECRET)),
+                Arguments.of("sqs:SendMessage", "{\"QueueUrl\": \"https://sqs.eu-west-1.amazonaws.com/123456789012/p-ingest-events-dlq\", \"MessageBody\": \"x\"}",
+                        List.of("sqs:SendMessage on arn:aws:sqs:eu-west-1:123456789012:p-ingest-events-dlq")));
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -20,9 +20,9 @@ class MappingSpecTest {
         assertThat(spec.batchSize()).isEqualTo(10);
         assertThat(spec.reportBatchItemFailures()).isTrue();
         assertThat(spec.maximumConcurrency()).isEqualTo(5);
-        assertThat(spec.maxReceiveCount()).isEqualTo(3);
+        assertThat(spec.maxReceiveCount()).isEqualTo(5);
         assertThat(spec.visibilityTimeout()).isEqualTo(Duration.ofSeconds(180));
-        assertThat(spec.withVisibilityTimeout(Duration.ZERO).maxReceiveCount()).isEqualTo(3);
+        assertThat(spec.withVisibilityTimeout(Duration.ZERO).maxReceiveCount()).isEqualTo(5);
     }
 
     @Test

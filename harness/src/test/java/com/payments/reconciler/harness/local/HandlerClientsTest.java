@@ -46,6 +46,11 @@ class HandlerClientsTest {
         public SecretsManagerClient secrets() {
             throw new UnsupportedOperationException();
         }
+
+        @Override
+        public software.amazon.awssdk.services.sqs.SqsClient sqs() {
+            throw new UnsupportedOperationException();
+        }
     };
 
     @Test

@@ -1,0 +1,128 @@
+package com.payments.reconciler.cli.preflight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.payments.reconciler.workflow.DeployTarget;
+import com.payments.reconciler.workflow.EnvVars;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The pre-flight's rules as a table: each fact that blocks a deploy, or a night after it, is one finding naming its fix. */
+class PreflightTest {
+
+    private static final Preflight.Settings DEFAULTS = new Preflight.Settings("reconciler-prod-", false);
+    private static final Preflight.Settings RESERVING = new Preflight.Settings("reconciler-prod-", true);
+
+    /** A bootstrapped account with room, no stack yet and nothing left behind. */
+    private static AccountFacts clean() {
+        return new AccountFacts("eu-west-1", 1000, 1000, Optional.of("CREATE_COMPLETE"), Optional.empty(), Map.of(), List.of(),
+                Optional.empty(), Map.of(), Map.of(), List.of());
+    }
+
+    /** The stack deployed and set up: the key put, a real URL, live nights, protected tables. */
+    private static AccountFacts deployed() {
+        return new AccountFacts("eu-west-1", 1000, 979, Optional.of("UPDATE_COMPLETE"), Optional.of("CREATE_COMPLETE"), Map.of(), List.of(),
+                Optional.of(new AccountFacts.SecretFacts("reconciler-prod-provider-api-key", 2, Optional.empty())),
+                Map.of(EnvVars.PROVIDER_BASE_URL, "https://api.card-provider.example/v2"), Map.of(EnvVars.DRY_RUN, "false"), List.of());
+    }
+
+    record Case(String name, Preflight.Settings settings, AccountFacts facts, Check check, String problem, String fix) {
+    }
+
+    private static final List<Case> CASES = List.of(
+            new Case("SnapStart not offered", DEFAULTS, withRegion(clean(), "ap-southeast-6"), Check.REGION, "not offered in ap-southeast-6", "a region that offers SnapStart"),
+            new Case("non-commercial partition", DEFAULTS, withRegion(clean(), "cn-north-1"), Check.REGION, "outside the commercial partition", "offers SnapStart for Java"),
+            new Case("limit below what the stack runs", DEFAULTS, withConcurrency(clean(), 10, 10), Check.CONCURRENCY, "limit is 10", "Service Quotas"),
+            new Case("reservation leaves under 100", RESERVING, withConcurrency(clean(), 120, 120), Check.CONCURRENCY, "reserves 21", "reserveConcurrency=false"),
+            new Case("no bootstrap", DEFAULTS, withBootstrap(clean(), Optional.empty()), Check.BOOTSTRAP, "no CDKToolkit", "npx cdk bootstrap"),
+            new Case("bootstrap rolled back", DEFAULTS, withBootstrap(clean(), Optional.of("ROLLBACK_COMPLETE")), Check.BOOTSTRAP, "ROLLBACK_COMPLETE", "describe-stack-events"),
+            new Case("leftover table", DEFAULTS, withLeftover(clean(), AccountProbe.TABLE, "reconciler-prod-Leases", false), Check.LEFTOVERS,
+                    "table reconciler-prod-Leases exists", "npx cdk import"),
+            new Case("secret scheduled for deletion", DEFAULTS, withLeftover(clean(), AccountProbe.SECRET, "reconciler-prod-provider-api-key", true),
+                    Check.LEFTOVERS, "secret reconciler-prod-provider-api-key exists", "restore-secret"),
+            new Case("leftover log group", DEFAULTS, withLeftover(clean(), AccountProbe.LOG_GROUP, "/aws/lambda/reconciler-prod-IngestEvents", false),
+                    Check.LEFTOVERS, "log group /aws/lambda/reconciler-prod-IngestEvents exists", "delete-log-group"),
+            new Case("leftover queue", DEFAULTS, withLeftover(clean(), AccountProbe.QUEUE, "reconciler-prod-ingest-events-dlq", false),
+                    Check.LEFTOVERS, "queue reconciler-prod-ingest-events-dlq exists", "delete-queue"),
+            new Case("key never put", DEFAULTS, withSecret(deployed(), 1, Optional.empty()), Check.PROVIDER_SECRET, "only the generated placeholder", "apiKey"),
+            new Case("operator can read the key", DEFAULTS, withSecret(deployed(), 2, Optional.of("{\"apiKey\":\"k\"}")), Check.PROVIDER_SECRET,
+                    "can read", "restore the secret's policy"),
+            new Case("placeholder URL on a live night", DEFAULTS, withUrl(deployed(), DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL), Check.PROVIDER_URL,
+                    "calls the placeholder", "providerBaseUrl"),
+            new Case("unprotected table once deployed", DEFAULTS, withUnprotected(deployed(), "reconciler-prod-Leases"), Check.TABLE_PROTECTION,
+                    "reconciler-prod-Leases has no deletion protection", "tableDeletionProtection"));
+
+    @Test
+    void eachBlockerIsOneFindingNamingItsFix() {
+        for (Case c : CASES) {
+            List<Finding> findings = Preflight.judge(c.settings(), c.facts());
+            assertThat(findings).as(c.name()).singleElement().satisfies(f -> {
+                assertThat(f.check()).isEqualTo(c.check());
+                assertThat(f.problem()).contains(c.problem());
+                assertThat(f.fix()).contains(c.fix());
+            });
+        }
+    }
+
+    @Test
+    void aCleanAccountAndAFullySetUpStackHaveNone() {
+        assertThat(Preflight.judge(DEFAULTS, clean())).isEmpty();
+        assertThat(Preflight.judge(RESERVING, clean())).as("1000 unreserved keeps 100 beside 21").isEmpty();
+        assertThat(Preflight.judge(RESERVING, deployed())).as("a deployed stack's reservations are already taken").isEmpty();
+        assertThat(Preflight.judge(DEFAULTS, deployed())).isEmpty();
+        assertThat(Preflight.judge(DEFAULTS, withUrl(withDryRun(deployed(), "true"), DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL)))
+                .as("the placeholder on a dry run: what the committed settings deploy").isEmpty();
+    }
+
+    @Test
+    void theSecretsShapeIsJsonWithANonEmptyApiKey() {
+        assertThat(Preflight.hasApiKey("{\"apiKey\":\"k-123\"}")).isTrue();
+        assertThat(Preflight.hasApiKey("{\"apiKey\":\"\"}")).isFalse();
+        assertThat(Preflight.hasApiKey("{\"key\":\"k\"}")).isFalse();
+        assertThat(Preflight.hasApiKey("k-123")).isFalse();
+    }
+
+    private static AccountFacts withRegion(AccountFacts f, String region) {
+        return new AccountFacts(region, f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+    }
+
+    private static AccountFacts withConcurrency(AccountFacts f, int limit, int unreserved) {
+        return new AccountFacts(f.region(), limit, unreserved, f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+    }
+
+    private static AccountFacts withBootstrap(AccountFacts f, Optional<String> status) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), status, f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+    }
+
+    private static AccountFacts withLeftover(AccountFacts f, String kind, String name, boolean deletionScheduled) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(),
+                Map.of(kind, List.of(name)), deletionScheduled ? List.of(name) : List.of(), f.secret(), f.deliverEnvironment(),
+                f.startWindowEnvironment(), f.unprotectedTables());
+    }
+
+    private static AccountFacts withSecret(AccountFacts f, int versions, Optional<String> readable) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), Optional.of(new AccountFacts.SecretFacts("reconciler-prod-provider-api-key", versions, readable)),
+                f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+    }
+
+    private static AccountFacts withUrl(AccountFacts f, String url) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), f.secret(), Map.of(EnvVars.PROVIDER_BASE_URL, url), f.startWindowEnvironment(), f.unprotectedTables());
+    }
+
+    private static AccountFacts withDryRun(AccountFacts f, String dryRun) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), Map.of(EnvVars.DRY_RUN, dryRun), f.unprotectedTables());
+    }
+
+    private static AccountFacts withUnprotected(AccountFacts f, String table) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), List.of(table));
+    }
+}
