@@ -70,10 +70,12 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                     table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check when recording a delivery",
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),
                     index(ReleaseCommands.SCHEMA, ReleaseCommands.PENDING_DELIVERY, "PendingCommands: this shard's pending commands", QUERY),
-                    table(Settlements.SCHEMA, "SettlementCheck.settlementsOf: settlements re-read before each round of provider calls (I3 at the call)",
+                    table(Settlements.SCHEMA, "FactsReader: settlements read fresh before provider requests (I3 at the call)",
+                            BATCH_GET_ITEM),
+                    table(Authorisations.SCHEMA, "FactsReader: authorisation ends (void, expiry) read in the same request as the settlements",
                             BATCH_GET_ITEM),
                     table(ReleaseCommands.SCHEMA, "FencedWriter.recordDeliveries: PENDING -> DELIVERED / REJECTED / CANCELLED_SETTLED / "
-                            + "QUARANTINED / ESCALATED", UPDATE_ITEM),
+                            + "CANCELLED_ENDED / QUARANTINED / ESCALATED", UPDATE_ITEM),
                     table(Idempotency.SCHEMA, "PowertoolsOperationGuard: Powertools' DynamoDB persistence store",
                             GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
             case RELEASE_LEASE -> List.of(

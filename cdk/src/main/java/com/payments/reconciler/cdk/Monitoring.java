@@ -221,6 +221,7 @@ public final class Monitoring extends Construct {
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.DELIVER_COMMANDS), superseded)),
                 graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected,
                         emitted(Metrics.DELIVERY_CANCELLED_SETTLED, LambdaFunction.DELIVER_COMMANDS),
+                        emitted(Metrics.DELIVERY_CANCELLED_ENDED, LambdaFunction.DELIVER_COMMANDS),
                         emitted(Metrics.DELIVERY_QUARANTINED, LambdaFunction.DELIVER_COMMANDS),
                         emitted(Metrics.DELIVERY_ESCALATED, LambdaFunction.DELIVER_COMMANDS))));
         dashboard.addWidgets(

@@ -184,7 +184,7 @@ class MonitoringTest {
         String body = dashboard.path("DashboardBody").toString();
         assertThat(body).contains("ExecutionTime", "ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted",
                 Metrics.SUPERSEDED_RUNS, Metrics.DELIVERY_REJECTED, Metrics.DELIVERIES, Metrics.RELEASES_REQUESTED,
-                Metrics.DELIVERY_CANCELLED_SETTLED, Metrics.DELIVERY_QUARANTINED, Metrics.DELIVERY_ESCALATED,
+                Metrics.DELIVERY_CANCELLED_SETTLED, Metrics.DELIVERY_CANCELLED_ENDED, Metrics.DELIVERY_QUARANTINED, Metrics.DELIVERY_ESCALATED,
                 Metrics.FENCED_REFUSALS, Metrics.DUPLICATE_STARTS_SUPPRESSED, Metrics.BACKLOG_LEFT, Metrics.PROVIDER_THROTTLED,
                 "ApproximateNumberOfMessagesVisible", "alarm");
     }

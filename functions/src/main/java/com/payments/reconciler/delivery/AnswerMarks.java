@@ -36,6 +36,7 @@ final class AnswerMarks {
     private long delivered;
     private long rejected;
     private long cancelledSettled;
+    private long cancelledEnded;
     private long quarantined;
     private long escalated;
 
@@ -93,6 +94,7 @@ final class AnswerMarks {
                         LOG.warn("provider refused {} permanently: {}", mark.operationId(), r.code());
                     }
                     case DeliveryRecord.Result.CancelledSettled c -> cancelledSettled++;
+                    case DeliveryRecord.Result.CancelledEnded c -> cancelledEnded++;
                     case DeliveryRecord.Result.Quarantined q -> quarantined++;
                     case DeliveryRecord.Result.Escalated e -> escalated++;
                 }
@@ -120,6 +122,10 @@ final class AnswerMarks {
 
     long cancelledSettled() {
         return cancelledSettled;
+    }
+
+    long cancelledEnded() {
+        return cancelledEnded;
     }
 
     long quarantined() {

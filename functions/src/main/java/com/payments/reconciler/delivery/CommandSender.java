@@ -7,20 +7,27 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.workflow.Deadline;
 import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.workflow.ProviderUnavailable;
+import com.payments.reconciler.workflow.Timing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
  * Sends one delivery call's commands to the provider, one per delivery thread: through the {@link OperationGuard}
  * (a retried call is answered from the idempotency record, not sent again), each request at the call's
- * {@link SendingRate}, each answer judged by {@link ProviderAnswers}. A final answer is queued on the
+ * {@link SendingRate}, each answer judged by {@link ProviderAnswers}. Every request, the first and each one after a
+ * wait, leaves only while the call's lease allows it ({@link LeaseRenewals#allowsRequest()}) and with the command's
+ * facts at most {@link Timing#FACTS_MAX_AGE} old ({@link FreshFacts}); a command settled or ended meanwhile is not
+ * sent but ends as {@link UnsentCommand} says. A final answer is queued on the
  * {@link AnswerMarks}; an answer outside the contract about the command parks it QUARANTINED; whatever else ends a
  * command's delivery goes to the call's {@link DeliveryFailures}.
  */
@@ -38,6 +45,10 @@ final class CommandSender {
     private final Map<String, String> logContext;
     private final int shard;
     private final DeliveryFailures failures;
+    /** Whether the call's lease allows a request to leave now ({@link LeaseRenewals#allowsRequest()}). */
+    private final BooleanSupplier leaseAllowsRequest;
+    private final FreshFacts facts;
+    private final Clock clock;
     /** Where final answers and quarantines go to be marked. */
     private final Consumer<DeliveryMark> marks;
     /** Rates this call's answers outside the contract against its answers: sparse ones park, most of them stop the call. */
@@ -49,7 +60,7 @@ final class CommandSender {
 
     CommandSender(OperationGuard guard, ProviderClient provider, Backoff providerRetry, Backoff.Pause pause,
                   SendingRate rate, Deadline deadline, Context context, Map<String, String> logContext, int shard,
-                  DeliveryFailures failures, Consumer<DeliveryMark> marks) {
+                  DeliveryFailures failures, BooleanSupplier leaseAllowsRequest, FreshFacts facts, Clock clock, Consumer<DeliveryMark> marks) {
         this.guard = guard;
         this.provider = provider;
         this.providerRetry = providerRetry;
@@ -60,6 +71,9 @@ final class CommandSender {
         this.logContext = logContext;
         this.shard = shard;
         this.failures = failures;
+        this.leaseAllowsRequest = leaseAllowsRequest;
+        this.facts = facts;
+        this.clock = clock;
         this.marks = marks;
     }
 
@@ -84,6 +98,13 @@ final class CommandSender {
             }
             breaker.answered();
             marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result), calls.get()));
+        } catch (NotSent unsent) {
+            UnsentCommand ends = UnsentCommand.of(unsent.decision, Optional.empty(), shard);
+            LOG.warn("not sending {}{}: {}", command.operationId(),
+                    calls.get() > 0 ? " again (" + calls.get() + " earlier requests were not answered finally)" : "", ends.why());
+            marks.accept(new DeliveryMark(command.operationId(), ends.result(), calls.get()));
+        } catch (Stopped stopped) {
+            LOG.info("{} not sent: {}", command.operationId(), stopped.getMessage());
         } catch (Deferred later) {
             LOG.info("{} deferred to the next call: {}", command.operationId(), later.getMessage());
             deferred = true;
@@ -98,6 +119,7 @@ final class CommandSender {
             LOG.warn("delivery of {} ended with {}", command.operationId(), e.getClass().getSimpleName());
             failures.add(e);
         } finally {
+            facts.done(command);
             MDC.clear();
         }
     }
@@ -126,7 +148,6 @@ final class CommandSender {
      * that would pass the call's deadline defers the command to the next call.
      */
     private ProviderResult.Final callProvider(PendingCommand command, AtomicInteger calls) {
-        ProviderResult.Unavailable last = null;
         int unavailable = 0;
         while (true) {
             Duration wait = rate.claimTurn();
@@ -139,9 +160,7 @@ final class CommandSender {
             if (!wait.isZero()) {
                 pause.pause(wait);
             }
-            if (calls.get() > 0 && failures.superseded()) {
-                break;
-            }
+            mayStillSend(command);
             calls.incrementAndGet();
             ProviderResult answer = provider.release(command);
             switch (answer) {
@@ -153,7 +172,6 @@ final class CommandSender {
                 }
                 case ProviderResult.Unavailable down -> {
                     rate.answered();
-                    last = down;
                     unavailable++;
                     LOG.warn("provider unavailable for {} on attempt {}: {}", command.operationId(), unavailable, down.cause());
                 }
@@ -170,8 +188,22 @@ final class CommandSender {
                 case ProviderAnswers.Step.ProviderDown down -> throw new ProviderUnavailable(down.reason());
             }
         }
-        throw new ProviderUnavailable(ProviderAnswers.unavailableFor(command.operationId(), calls.get(),
-                last == null ? "not attempted" : last.cause()));
+    }
+
+    /**
+     * Just before a request leaves, after whatever wait came before it: the call still leads (its lease, checked
+     * locally and renewed if close, and no takeover seen) and the command's facts, at most {@link Timing#FACTS_MAX_AGE}
+     * old, still call for the release. The first request is checked like every other: a delivery thread can be paused
+     * between the round's read and its first request as well as between two requests.
+     */
+    private void mayStillSend(PendingCommand command) {
+        if (!leaseAllowsRequest.getAsBoolean() || failures.superseded()) {
+            throw new Stopped("the call no longer holds the lease, or may not hold it by the time the request is answered");
+        }
+        DeliveryDecision decision = DeliveryDecision.atTheCall(facts.of(command), clock.instant());
+        if (!(decision instanceof DeliveryDecision.Deliver)) {
+            throw new NotSent(decision);
+        }
     }
 
     long requests() {
@@ -184,6 +216,23 @@ final class CommandSender {
 
     boolean deferred() {
         return deferred;
+    }
+
+    /** The command's facts no longer call for the release: it ends unsent (inside the guard, so nothing is recorded there). */
+    private static final class NotSent extends RuntimeException {
+        private final transient DeliveryDecision decision;
+
+        NotSent(DeliveryDecision decision) {
+            super(decision.toString(), null, false, false);
+            this.decision = decision;
+        }
+    }
+
+    /** The call may send nothing more (superseded, or its lease could not be kept): the command stays PENDING. */
+    private static final class Stopped extends RuntimeException {
+        Stopped(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /** A command whose next request cannot go inside this call: it stays PENDING and the next call sends it. */

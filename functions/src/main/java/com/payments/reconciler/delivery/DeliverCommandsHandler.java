@@ -3,7 +3,6 @@ package com.payments.reconciler.delivery;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.reconcile.FencedWriter;
-import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.workflow.EmfMetrics;
@@ -72,7 +71,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
 
     private DeliverCommandsHandler(HandlerEnvironment env, TableNames tables, DynamoDbClient dynamo) {
         this(new PendingCommands(dynamo, tables.releaseCommands()),
-                new SettlementCheck(dynamo, tables.settlements(), Backoff.standard()),
+                new FactsReader(dynamo, tables, Backoff.standard(), env.clock()),
                 new FencedWriter(dynamo, tables, Backoff.standard()),
                 new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
                 PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
@@ -82,12 +81,12 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)));
     }
 
-    public DeliverCommandsHandler(PendingCommands commands, SettlementCheck settlements, FencedWriter writer,
+    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism, DeliveryPacing pacing) {
         super(DeliveryRequest.class);
-        this.services = new DeliveryServices(commands, settlements, writer, leases, guard, provider, providerRetry, metrics,
+        this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
                 clock, parallelism, pacing);
     }
 

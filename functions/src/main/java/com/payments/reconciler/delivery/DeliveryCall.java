@@ -22,7 +22,8 @@ import java.util.concurrent.Executors;
 /**
  * One DeliverCommands call for one shard, on its coordinating thread (docs/design.md §6): renews the lease, plans the
  * shard at its first call ({@link ShardPlan}), reads its PENDING commands in pages, and in rounds of up to the
- * parallelism takes the slots, reads the round's settlements, ends the commands not to send ({@link UnsentCommand})
+ * parallelism takes the slots, makes sure the round's facts are fresh ({@link FreshFacts}: settlements and ends, read
+ * for many commands at once), ends the commands not to send ({@link UnsentCommand})
  * and hands the others to the {@link CommandSender} as {@link DeliverySlots} free up; the answers are marked through {@link AnswerMarks}. The shared
  * state of the call is its {@link DeliveryFailures}, its {@link SendingRate} and its marks.
  */
@@ -42,6 +43,7 @@ final class DeliveryCall {
     private final DeliveryFailures failures = new DeliveryFailures();
     private final LeaseRenewals renewals;
     private final AnswerMarks marks;
+    private final FreshFacts facts;
     private ShardPlan plan;
     private SendingRate rate;
     private CommandSender sender;
@@ -58,6 +60,7 @@ final class DeliveryCall {
         this.renewals = new LeaseRenewals(services.leases(), request.lease(), clock, failures);
         this.slots = new DeliverySlots(Math.min(services.parallelism(), share.maxConcurrentRequests()), renewals, failures);
         this.marks = new AnswerMarks(services.writer().forInvocation(context), request.lease(), clock, services.metrics(), failures);
+        this.facts = new FreshFacts(services.facts(), clock, Timing.FACTS_MAX_AGE);
     }
 
     DeliveryBatch deliver() {
@@ -69,7 +72,7 @@ final class DeliveryCall {
         plan = request.batch().plan() != null ? request.batch().plan() : planShard();
         rate = new SendingRate(share, clock, Instant.ofEpochMilli(plan.resumeAt()), plan.throttledSinceAnswerMillis());
         sender = new CommandSender(services.guard(), services.provider(), services.providerRetry(), services.pacing().pause(),
-                rate, deadline, context, logContext, request.shard(), failures, marks::add);
+                rate, deadline, context, logContext, request.shard(), failures, renewals::allowsRequest, facts, clock, marks::add);
         boolean exhausted = false;
         try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
             try {
@@ -81,20 +84,22 @@ final class DeliveryCall {
         }
         marks.markAll();
         DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
-                marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis());
+                marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis(),
+                marks.cancelledEnded());
         boolean more = failures.count() > 0 || sender.deferred()
                 || !(exhausted || plan.spent(request.batch().totals().ended() + call.ended(), clock));
         if (!more) {
-            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0));
+            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0));
         }
         services.metrics().count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
-                Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_QUARANTINED, call.quarantined(),
+                Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_CANCELLED_ENDED, call.cancelledEnded(),
+                Metrics.DELIVERY_QUARANTINED, call.quarantined(),
                 Metrics.DELIVERY_ESCALATED, call.escalated(), Metrics.BACKLOG_LEFT, call.backlogLeft(),
                 Metrics.PROVIDER_THROTTLED, call.throttledAnswers()));
-        LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} quarantined, "
-                        + "{} escalated, {} provider requests, {} failures, shard read to the end {}",
-                started, call.delivered(), call.rejected(), call.cancelledSettled(), call.quarantined(), call.escalated(),
-                call.attempts(), failures.count(), exhausted);
+        LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} cancelled as ended, "
+                        + "{} quarantined, {} escalated, {} provider requests, {} fact reads, {} failures, shard read to the end {}",
+                started, call.delivered(), call.rejected(), call.cancelledSettled(), call.cancelledEnded(), call.quarantined(),
+                call.escalated(), call.attempts(), facts.reads(), failures.count(), exhausted);
         failures.throwIfAny();
         if (!more && call.backlogLeft() > 0) {
             LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",
@@ -142,6 +147,7 @@ final class DeliveryCall {
             PendingCommands.Page page = services.commands().page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
             page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
             List<PendingCommand> read = page.commands();
+            facts.expect(read);
             for (int from = 0; from < read.size(); from += parallelism) {
                 if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + parallelism)))) {
                     return false;
@@ -156,9 +162,10 @@ final class DeliveryCall {
     }
 
     /**
-     * One round of up to the parallelism's commands. The slots are taken first and the round's
-     * settlements read after (one strongly consistent BatchGetItem), so the read is no older than the calls it guards
-     * take to start; then each command is sent, or ends here. False once the call may start no more.
+     * One round of up to the parallelism's commands. The slots are taken first and the round's facts made fresh after
+     * (read only when older than {@link Timing#FACTS_MAX_AGE}, together with the commands to come), so a command that
+     * settled or ended is not even started; each request checks its facts again before it leaves ({@link CommandSender}).
+     * Then each command is sent, or ends here. False once the call may start no more.
      */
     private boolean dispatchRound(ExecutorService workers, List<PendingCommand> whole) {
         if (!canStart()) {
@@ -210,11 +217,11 @@ final class DeliveryCall {
      * record of an earlier attempt is read for those only.
      */
     private List<PendingCommand> sendable(List<PendingCommand> round) {
-        Map<String, Optional<Instant>> settled = services.settlements().settlementsOf(round.stream().map(PendingCommand::authorisationId).toList());
+        Map<String, AuthorisationFacts> known = facts.of(round);
         Instant now = clock.instant();
         List<PendingCommand> send = new ArrayList<>(round.size());
         for (PendingCommand command : round) {
-            DeliveryDecision decision = DeliveryDecision.decide(command, settled, now);
+            DeliveryDecision decision = DeliveryDecision.decide(command, known.get(command.authorisationId()), now);
             if (decision instanceof DeliveryDecision.Deliver) {
                 send.add(command);
                 continue;
@@ -227,6 +234,7 @@ final class DeliveryCall {
                 LOG.warn("not sending {}: {}", command.operationId(), unsent.why());
             }
             marks.add(new DeliveryMark(command.operationId(), unsent.result(), 0));
+            facts.done(command);
         }
         return send;
     }

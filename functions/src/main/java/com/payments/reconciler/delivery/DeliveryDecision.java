@@ -4,12 +4,10 @@ import com.payments.reconciler.workflow.Timing;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
-import java.util.Optional;
 
 /**
  * What happens to a PENDING command just before its provider call, decided from what was read then:
- * its authorisation's settlement and its age. Pure; the handler does the I/O.
+ * its authorisation's settlement and end, and its age. Pure; the delivery call does the I/O.
  */
 public sealed interface DeliveryDecision {
 
@@ -25,6 +23,14 @@ public sealed interface DeliveryDecision {
     }
 
     /**
+     * Its authorisation ended at the card platform (a void or an expiry recorded by ingestion): there is no hold left
+     * to release. A settlement wins over an end (the capture is what happened to the money). An end without a readable
+     * {@code endedAt} is an end all the same, at the latest when it was read.
+     */
+    record CancelEnded(String kind, Instant endedAt) implements DeliveryDecision {
+    }
+
+    /**
      * Older than automatic delivery may be: our idempotency record of an earlier attempt may have expired,
      * so a person decides (after asking the provider) whether to requeue it.
      */
@@ -35,18 +41,26 @@ public sealed interface DeliveryDecision {
         }
     }
 
-    /**
-     * @param settlements the settled authorisations among those read, each with its {@code settledAt} (empty
-     *                    when the settlement carries none readable), as {@code SettlementCheck#settlementsOf} returns them
-     */
-    static DeliveryDecision decide(PendingCommand command, Map<String, Optional<Instant>> settlements, Instant now) {
-        if (settlements.containsKey(command.authorisationId())) {
-            return settlements.get(command.authorisationId()).<DeliveryDecision>map(CancelSettled::new)
-                    .orElseGet(() -> new CancelSettled(now));
+    /** Before the command's first request: its facts, then its age. */
+    static DeliveryDecision decide(PendingCommand command, AuthorisationFacts facts, Instant now) {
+        DeliveryDecision byFacts = atTheCall(facts, now);
+        if (!(byFacts instanceof Deliver)) {
+            return byFacts;
         }
         Duration age = Duration.between(command.queuedAt(), now);
         if (age.compareTo(Timing.AUTOMATIC_DELIVERY_HORIZON) >= 0) {
             return new Escalate(age);
+        }
+        return byFacts;
+    }
+
+    /** Before each request, the first and every one after a wait: the facts alone (the age was judged before the first). */
+    static DeliveryDecision atTheCall(AuthorisationFacts facts, Instant now) {
+        if (facts.settlement().isPresent()) {
+            return new CancelSettled(facts.settlement().get().settledAt().orElse(now));
+        }
+        if (facts.end().isPresent()) {
+            return new CancelEnded(facts.end().get().kind(), facts.end().get().endedAt().orElse(now));
         }
         return new Deliver();
     }

@@ -2,14 +2,13 @@ package com.payments.reconciler.delivery;
 
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.reconcile.FencedWriter;
-import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.workflow.EmfMetrics;
 
 import java.time.Clock;
 
 /** What a {@link DeliveryCall} talks to, wired once by the {@link DeliverCommandsHandler} and shared by its calls. */
-record DeliveryServices(PendingCommands commands, SettlementCheck settlements, FencedWriter writer, LeaseStore leases,
+record DeliveryServices(PendingCommands commands, FactsReader facts, FencedWriter writer, LeaseStore leases,
                         OperationGuard guard, ProviderClient provider, Backoff providerRetry, EmfMetrics metrics,
                         Clock clock, int parallelism, DeliveryPacing pacing) {
 

@@ -16,12 +16,13 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param backlogLeft commands left PENDING for the next run when the shard's delivery ended (alarmed on)
  * @param throttledAnswers provider answers that were throttling (429, or 503 with Retry-After)
  * @param throttledMillis time sending was paused by those answers
+ * @param cancelledEnded commands not sent because their authorisation ended (voided, expired) meanwhile
  */
 public record DeliveryTotals(long batches, long delivered, long rejected, long attempts,
                              long cancelledSettled, long quarantined, long escalated,
-                             long backlogLeft, long throttledAnswers, long throttledMillis) {
+                             long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded) {
 
-    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** Totals of a call that ended no command without calling the provider. */
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts) {
@@ -30,12 +31,20 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
 
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
                           long cancelledSettled, long quarantined, long escalated) {
-        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, 0, 0, 0);
+        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, 0, 0, 0, 0);
+    }
+
+    /** Totals written before commands could end CANCELLED_ENDED. */
+    public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
+                          long cancelledSettled, long quarantined, long escalated,
+                          long backlogLeft, long throttledAnswers, long throttledMillis) {
+        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, backlogLeft, throttledAnswers,
+                throttledMillis, 0);
     }
 
     /** Commands this shard ended one way or another (what its plan's allotment counts). */
     public long ended() {
-        return delivered + rejected + cancelledSettled + quarantined + escalated;
+        return delivered + rejected + cancelledSettled + cancelledEnded + quarantined + escalated;
     }
 
     /**
@@ -52,9 +61,10 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                                    @JsonProperty("escalated") Long escalated,
                                    @JsonProperty("backlogLeft") Long backlogLeft,
                                    @JsonProperty("throttledAnswers") Long throttledAnswers,
-                                   @JsonProperty("throttledMillis") Long throttledMillis) {
+                                   @JsonProperty("throttledMillis") Long throttledMillis,
+                                   @JsonProperty("cancelledEnded") Long cancelledEnded) {
         return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated),
-                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis));
+                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded));
     }
 
     private static long orZero(Long count) {
@@ -65,6 +75,6 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
         return new DeliveryTotals(batches + other.batches, delivered + other.delivered,
                 rejected + other.rejected, attempts + other.attempts, cancelledSettled + other.cancelledSettled,
                 quarantined + other.quarantined, escalated + other.escalated, backlogLeft + other.backlogLeft,
-                throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis);
+                throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis, cancelledEnded + other.cancelledEnded);
     }
 }

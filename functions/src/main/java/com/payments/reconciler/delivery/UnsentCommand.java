@@ -9,7 +9,7 @@ import java.util.Optional;
  * reads the round's settlements and, for these commands only, the guard's record of an earlier attempt. An answer the
  * provider already gave wins over tonight's decision: the command was sent, and answered, so that answer is its
  * truth (a settlement read since does not undo a released hold); else a settled authorisation cancels it
- * CANCELLED_SETTLED and one past automatic delivery parks it ESCALATED.
+ * CANCELLED_SETTLED, an ended one CANCELLED_ENDED, and one past automatic delivery parks it ESCALATED.
  *
  * @param result    what the command is marked with
  * @param sentBefore whether the result is the provider's answer to an earlier attempt
@@ -29,6 +29,8 @@ record UnsentCommand(DeliveryRecord.Result result, boolean sentBefore, String wh
             case DeliveryDecision.Deliver deliver -> throw new IllegalArgumentException("a command to deliver is sent, not marked unsent");
             case DeliveryDecision.CancelSettled cancel -> new UnsentCommand(new DeliveryRecord.Result.CancelledSettled(cancel.settledAt()),
                     false, "its authorisation settled at " + cancel.settledAt());
+            case DeliveryDecision.CancelEnded ended -> new UnsentCommand(new DeliveryRecord.Result.CancelledEnded(ended.kind(), ended.endedAt()),
+                    false, "its authorisation ended (" + ended.kind() + ") at " + ended.endedAt());
             case DeliveryDecision.Escalate escalate -> new UnsentCommand(new DeliveryRecord.Result.Escalated(escalate.reason(), shard),
                     false, escalate.reason());
         };

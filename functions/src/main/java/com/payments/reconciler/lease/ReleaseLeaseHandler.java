@@ -55,6 +55,7 @@ public final class ReleaseLeaseHandler extends JsonHandler<ReleaseRequest, RunSu
             counts.put(Metrics.DELIVERIES, delivery.delivered());
             counts.put(Metrics.DELIVERY_REJECTED, delivery.rejected());
             counts.put(Metrics.DELIVERY_CANCELLED_SETTLED, delivery.cancelledSettled());
+            counts.put(Metrics.DELIVERY_CANCELLED_ENDED, delivery.cancelledEnded());
             counts.put(Metrics.DELIVERY_QUARANTINED, delivery.quarantined());
             counts.put(Metrics.DELIVERY_ESCALATED, delivery.escalated());
             counts.put(Metrics.NIGHT_CANDIDATES, request.reconcile().candidates());
@@ -64,8 +65,9 @@ public final class ReleaseLeaseHandler extends JsonHandler<ReleaseRequest, RunSu
             metrics.count(counts);
         }
         LOG.info("window {} epoch {} {}: lease released; {} released, {} delivered, {} rejected, {} cancelled as settled, "
-                        + "{} quarantined, {} escalated", summary.windowId(), summary.epoch(), outcome, request.reconcile().releaseRequested(),
-                delivery.delivered(), delivery.rejected(), delivery.cancelledSettled(), delivery.quarantined(), delivery.escalated());
+                        + "{} cancelled as ended, {} quarantined, {} escalated", summary.windowId(), summary.epoch(), outcome,
+                request.reconcile().releaseRequested(), delivery.delivered(), delivery.rejected(), delivery.cancelledSettled(),
+                delivery.cancelledEnded(), delivery.quarantined(), delivery.escalated());
         return summary;
     }
 }

@@ -20,6 +20,15 @@ public sealed interface DeliveryRecord {
         }
 
         /**
+         * Not sent: its authorisation ended at the card platform before this delivery (no hold left to release).
+         *
+         * @param endKind what ended it, as ingestion recorded it ({@code VOIDED}, {@code EXPIRED}; a future kind passes through)
+         * @param endedAt the platform's time of the end
+         */
+        record CancelledEnded(String endKind, Instant endedAt) implements Result {
+        }
+
+        /**
          * Parked for a person: the provider answered outside its contract.
          *
          * @param answer the status and a bounded excerpt of the answer, as {@code ProviderContractViolation} kept it

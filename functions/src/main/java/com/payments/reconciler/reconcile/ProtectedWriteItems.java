@@ -56,8 +56,14 @@ final class ProtectedWriteItems {
     static final String RECORD_DELIVERY =
             "SET #status = :final, deliveredAt = :now, deliveredEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
     // I3 at the provider call: a command whose authorisation settled ends unsent, with the settlement it saw.
+    // Requests made before the settlement was seen (unanswered ones) stay counted in attempts.
     static final String END_UNSENT =
-            "SET #status = :final, endedAt = :now, endedEpoch = :epoch, settledAt = :settledAt, #detail = :detail REMOVE deliveryShard";
+            "SET #status = :final, endedAt = :now, endedEpoch = :epoch, settledAt = :settledAt, attempts = attempts + :attempts, "
+                    + "#detail = :detail REMOVE deliveryShard";
+    // Its authorisation ended at the platform (void, expiry): no hold left, so no release request; the end it saw is kept.
+    static final String END_ENDED =
+            "SET #status = :final, endedAt = :now, endedEpoch = :epoch, authorisationEndKind = :endKind, "
+                    + "authorisationEndedAt = :authorisationEndedAt, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
     // Parked for a person: out of the pending index, into the parked one; parkedShard is where a requeue puts it back.
     static final String PARK =
             "SET #status = :final, parkedStatus = :final, endedAt = :now, endedEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail, "
@@ -164,6 +170,16 @@ final class ProtectedWriteItems {
                 detailAttribute = ReleaseCommands.END_REASON;
                 detail = "its authorisation settled at " + c.settledAt() + ", before delivery";
                 values.put(":settledAt", n(c.settledAt().toEpochMilli()));
+                values.put(":attempts", n(mark.attempts()));
+            }
+            case DeliveryRecord.Result.CancelledEnded e -> {
+                expression = END_ENDED;
+                status = ReleaseCommands.STATUS_CANCELLED_ENDED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = "its authorisation ended (" + e.endKind() + ") at " + e.endedAt() + ", before delivery";
+                values.put(":endKind", s(e.endKind()));
+                values.put(":authorisationEndedAt", n(e.endedAt().toEpochMilli()));
+                values.put(":attempts", n(mark.attempts()));
             }
             case DeliveryRecord.Result.Quarantined q -> {
                 expression = PARK;

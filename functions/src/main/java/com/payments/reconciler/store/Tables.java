@@ -106,11 +106,14 @@ public final class Tables {
 
         /** Why a command ended without delivery, for a person (never card data: ids, codes, a bounded excerpt). */
         public static final String END_REASON = "endReason";
-        /** When and under which epoch a command ended CANCELLED_SETTLED, QUARANTINED or ESCALATED. */
+        /** When and under which epoch a command ended CANCELLED_SETTLED, CANCELLED_ENDED, QUARANTINED or ESCALATED. */
         public static final String ENDED_AT = "endedAt";
         public static final String ENDED_EPOCH = "endedEpoch";
         /** The settlement's time a cancellation saw (epoch ms). */
         public static final String SETTLED_AT = "settledAt";
+        /** The end a CANCELLED_ENDED command saw on its authorisation: its kind (VOIDED, EXPIRED) and the platform's time (epoch ms). */
+        public static final String AUTHORISATION_END_KIND = "authorisationEndKind";
+        public static final String AUTHORISATION_ENDED_AT = "authorisationEndedAt";
         /** The delivery shard of a parked (QUARANTINED or ESCALATED) command, so a requeue restores it. */
         public static final String PARKED_SHARD = "parkedShard";
         /** The status, present only while QUARANTINED or ESCALATED, which makes {@link #PARKED_INDEX} sparse. */
@@ -124,10 +127,18 @@ public final class Tables {
         public static final String STATUS_REJECTED = "REJECTED";
         /** Its authorisation settled before the provider was called: the hold is the settlement's, not ours. */
         public static final String STATUS_CANCELLED_SETTLED = "CANCELLED_SETTLED";
+        /**
+         * Its authorisation ended at the card platform (voided or expired, recorded by ingestion) before the provider was
+         * called: there is no hold left for us to release.
+         */
+        public static final String STATUS_CANCELLED_ENDED = "CANCELLED_ENDED";
         /** The provider answered outside its contract: parked for a person, who may requeue it. */
         public static final String STATUS_QUARANTINED = "QUARANTINED";
         /** Older than automatic delivery may be (our idempotency records may have expired): parked for a person. */
         public static final String STATUS_ESCALATED = "ESCALATED";
+        /** Every status a command can end in; a command is PENDING until it reaches one, and never leaves it but by an operator's requeue of a parked one. */
+        public static final List<String> END_STATES = List.of(STATUS_DELIVERED, STATUS_REJECTED, STATUS_CANCELLED_SETTLED,
+                STATUS_CANCELLED_ENDED, STATUS_QUARANTINED, STATUS_ESCALATED);
         /** Statuses that wait for an operator ({@code bin/reconciler commands}). */
         public static final List<String> PARKED = List.of(STATUS_QUARANTINED, STATUS_ESCALATED);
 

@@ -18,6 +18,8 @@ public final class Metrics {
     public static final String DELIVERY_REJECTED = "DeliveryRejected";
     /** Commands not delivered because their authorisation had settled by the time of delivery. */
     public static final String DELIVERY_CANCELLED_SETTLED = "DeliveryCancelledSettled";
+    /** Commands not sent because their authorisation was voided or expired after the decision. */
+    public static final String DELIVERY_CANCELLED_ENDED = "DeliveryCancelledEnded";
     /** Commands parked because the provider answered outside its contract: alarmed on. */
     public static final String DELIVERY_QUARANTINED = "DeliveryQuarantined";
     /** Commands parked because they outlived automatic delivery: alarmed on. */

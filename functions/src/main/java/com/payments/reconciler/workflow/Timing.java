@@ -16,6 +16,18 @@ public final class Timing {
     public static final Duration LEASE_DURATION = Duration.ofMinutes(5);
     /** A page task renews the lease when this much has passed since its last renewal. */
     public static final Duration LEASE_RENEW_INTERVAL = Duration.ofSeconds(60);
+    /**
+     * A delivery sends no provider request once less than this remains of its lease as last renewed (it renews first,
+     * or stops): a request that leaves before then is answered or timed out ({@link #PROVIDER_CONNECT_TIMEOUT} +
+     * {@link #PROVIDER_REQUEST_TIMEOUT}) before another worker may take over, with 3 s to spare for clocks.
+     * {@code TimingBudgetTest} checks both, and that a renewal on its interval never comes this close.
+     */
+    public static final Duration LEASE_SEND_MARGIN = Duration.ofSeconds(10);
+    /**
+     * The oldest a command's facts (its authorisation's settlement and end) may be when its provider request leaves;
+     * older ones are read again first, after any wait (pacing, Retry-After, backoff) or pause.
+     */
+    public static final Duration FACTS_MAX_AGE = Duration.ofSeconds(5);
 
     /**
      * The whole execution's limit (the ASL's top-level {@code TimeoutSeconds}): a run that has not finished

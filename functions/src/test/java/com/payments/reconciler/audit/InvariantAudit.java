@@ -36,7 +36,7 @@ import java.util.stream.Collectors;
  *   version and pending shard as they were) — carries the lease's current epoch at the moment it was
  *   applied, while the lease had a holder. A command carries the epoch of its status ({@code epoch} while
  *   PENDING, {@code deliveredEpoch} once DELIVERED or REJECTED, {@code endedEpoch} once CANCELLED_SETTLED,
- *   QUARANTINED or ESCALATED), as its new image shows; an authorisation carries none, so it carries its
+ *   CANCELLED_ENDED, QUARANTINED or ESCALATED), as its new image shows; an authorisation carries none, so it carries its
  *   transaction's lease check, or, without one, the epoch of the command written beside it. A lease
  *   ConditionCheck's claimed epoch and owner must also be the lease's at that moment. A protected write that
  *   carries no epoch at all is a violation; one that carries the current epoch but was applied without a lease
@@ -55,7 +55,9 @@ import java.util.stream.Collectors;
  *   (looked up by the command's own {@code authorisationId}) that is DELIVERED and whose release the provider
  *   performed exactly once, under that command's operation id; or that ended in a state the design allows:
  *   REJECTED (the provider's permanent refusal), QUARANTINED or ESCALATED (parked for a person), each counted
- *   in the report. A CANCELLED_SETTLED command of an authorisation that has no settlement is lost. An authorisation
+ *   in the report; or CANCELLED_ENDED when ingestion recorded an end (a void, an expiry) on the authorisation, counted.
+ *   A CANCELLED_SETTLED command of an authorisation that has no settlement is lost, and so is a CANCELLED_ENDED one
+ *   whose authorisation records no end. An authorisation
  *   the platform voided or expired before any decision (VOIDED, no command: docs/integration.md) was never eligible.</li>
  *   <li><b>I5 the lease record</b>: across each lease item's applied history it is never deleted, never
  *   overwritten by a Put (PutItem, a transaction's Put, a BatchWriteItem PutRequest), its epoch never
@@ -82,11 +84,12 @@ public final class InvariantAudit {
      * @param rejectedCommands eligible authorisations whose command the provider permanently refused
      * @param parkedCommands eligible authorisations whose command waits for a person (QUARANTINED, ESCALATED)
      * @param cancelledSettledCommands commands ended unsent because their authorisation settled
+     * @param cancelledEndedCommands commands ended unsent because their authorisation was voided or expired
      * @param operatorRequeues parked commands an operator put back to PENDING (the one unfenced write the design allows)
      * @param unfencedWrites protected writes that carried the current epoch but were applied without a lease check
      */
     public record Report(Map<String, Boolean> invariants, List<Violation> violations, int rejectedCommands, int parkedCommands,
-                         int cancelledSettledCommands, int operatorRequeues, List<String> unfencedWrites) {
+                         int cancelledSettledCommands, int cancelledEndedCommands, int operatorRequeues, List<String> unfencedWrites) {
         public boolean allHold() {
             return violations.isEmpty();
         }
@@ -220,10 +223,15 @@ public final class InvariantAudit {
 
         auditOneReleasePerHold(state, releases, violations);
         auditReleasesAfterSettlement(state, releases, violations);
-        int[] endings = {0, 0, 0};
-        state.of(com.payments.reconciler.store.Tables.ReleaseCommands.SCHEMA).stream()
-                .filter(c -> ReleaseCommands.STATUS_CANCELLED_SETTLED.equals(Attr.stringOr(c, ReleaseCommands.STATUS, "")))
-                .forEach(c -> endings[2]++);
+        int[] endings = {0, 0, 0, 0};
+        state.of(com.payments.reconciler.store.Tables.ReleaseCommands.SCHEMA).forEach(c -> {
+            String status = Attr.stringOr(c, ReleaseCommands.STATUS, "");
+            if (ReleaseCommands.STATUS_CANCELLED_SETTLED.equals(status)) {
+                endings[2]++;
+            } else if (ReleaseCommands.STATUS_CANCELLED_ENDED.equals(status)) {
+                endings[3]++;
+            }
+        });
         if (completion != null) {
             int[] counted = auditNothingLost(state, releases, completion, violations);
             endings[0] = counted[0];
@@ -234,7 +242,7 @@ public final class InvariantAudit {
         for (String name : List.of("I1", "I2", "I3", "I4", "I5")) {
             invariants.put(name, violations.stream().noneMatch(v -> v.invariant().equals(name)));
         }
-        return new Report(invariants, List.copyOf(violations), endings[0], endings[1], endings[2], requeues[0], List.copyOf(unfenced));
+        return new Report(invariants, List.copyOf(violations), endings[0], endings[1], endings[2], endings[3], requeues[0], List.copyOf(unfenced));
     }
 
     /** Each lease as it was when the log began: its first logged write's old image, or the snapshot if never written. */
@@ -491,7 +499,8 @@ public final class InvariantAudit {
         String attribute = switch (status == null ? "" : status) {
             case ReleaseCommands.STATUS_PENDING -> ReleaseCommands.EPOCH;
             case ReleaseCommands.STATUS_DELIVERED, ReleaseCommands.STATUS_REJECTED -> ReleaseCommands.DELIVERED_EPOCH;
-            case ReleaseCommands.STATUS_CANCELLED_SETTLED, ReleaseCommands.STATUS_QUARANTINED, ReleaseCommands.STATUS_ESCALATED ->
+            case ReleaseCommands.STATUS_CANCELLED_SETTLED, ReleaseCommands.STATUS_CANCELLED_ENDED, ReleaseCommands.STATUS_QUARANTINED,
+                 ReleaseCommands.STATUS_ESCALATED ->
                     ReleaseCommands.ENDED_EPOCH;
             default -> null;
         };
@@ -597,6 +606,12 @@ public final class InvariantAudit {
             }
             if (ReleaseCommands.STATUS_CANCELLED_SETTLED.equals(status)) {
                 violations.add(new Violation("I4", id + " command ended CANCELLED_SETTLED but no settlement exists for it"));
+                continue;
+            }
+            if (ReleaseCommands.STATUS_CANCELLED_ENDED.equals(status)) {
+                if (!auth.containsKey(Authorisations.END_KIND)) {
+                    violations.add(new Violation("I4", id + " command ended CANCELLED_ENDED but its authorisation records no end"));
+                }
                 continue;
             }
             if (!completion.requireDelivered()) {

@@ -128,6 +128,41 @@ class WorldOnlyAuditTest {
         });
     }
 
+    /** Known bad: a command cancelled as ended although no end was ever recorded is a hold never released. */
+    @Test
+    void aCommandCancelledAsEndedWhoseAuthorisationRecordsNoEndIsI4(LocalDynamo.Engine engine) {
+        InvariantAudit.Report report = audit(engine, cancelledAsEnded(engine, false));
+
+        assertThat(report.invariants()).containsEntry("I4", false).containsEntry("I1", true);
+        assertThat(report.violations()).singleElement().satisfies(v -> {
+            assertThat(v.invariant()).isEqualTo("I4");
+            assertThat(v.detail()).isEqualTo("auth-1 command ended CANCELLED_ENDED but its authorisation records no end");
+        });
+    }
+
+    /** The same command after a void the platform sent: allowed, and counted. */
+    @Test
+    void aCommandCancelledAsEndedAfterARecordedVoidPassesAndIsCounted(LocalDynamo.Engine engine) {
+        InvariantAudit.Report report = audit(engine, cancelledAsEnded(engine, true));
+
+        assertThat(report.violations()).isEmpty();
+        assertThat(report.cancelledEndedCommands()).isEqualTo(1);
+    }
+
+    static World cancelledAsEnded(LocalDynamo.Engine engine, boolean voided) {
+        DynamoDbClient dynamo = engine.client();
+        LeaseToken a = acquire(engine, "a", NOW);
+        Ingestion ingestion = new Ingestion(dynamo, engine.tables(), 1);
+        ingestion.authorise("auth-1", 1_250, CUTOFF.minusSeconds(3_600));
+        decide(engine, a, "auth-1");
+        if (voided) {
+            ingestion.end("auth-1", "authorisation.voided", NOW.minusSeconds(60));
+        }
+        new FencedWriter(dynamo, engine.tables(), NO_WAIT).recordDeliveries(a, List.of(new DeliveryMark(Candidate.operationIdFor("auth-1"),
+                new DeliveryRecord.Result.CancelledEnded("VOIDED", NOW.minusSeconds(60)), 0)), NOW);
+        return new World(engine.snapshot(), engine.writes(), List.of(), new InvariantAudit.Completion(CUTOFF, true));
+    }
+
     @Test
     void theSameWorldsWrittenCorrectlyPass(LocalDynamo.Engine engine) throws Exception {
         DynamoDbClient dynamo = engine.client();

@@ -266,7 +266,7 @@ class DeliverCommandsHandlerTest {
         };
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
-                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
+                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
@@ -434,7 +434,7 @@ class DeliverCommandsHandlerTest {
         DynamoFaults tokens = DynamoFaults.builder(1).clock(w.clock).build();
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()),
-                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
+                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
                 new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
@@ -478,7 +478,7 @@ class DeliverCommandsHandlerTest {
         };
         DeliverCommandsHandler handler = new DeliverCommandsHandler(
                 new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
-                new com.payments.reconciler.reconcile.SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
+                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,

@@ -56,6 +56,42 @@ class DeliveryEndStatesTest {
         assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryCancelledSettled\":1"));
     }
 
+    /**
+     * The card platform voided the authorisation after the decision: its PENDING command must not reach the provider.
+     * It used to be only recorded on the authorisation, and the hold "released" by a request about a hold already gone.
+     */
+    @Test
+    void aVoidArrivingBetweenDecisionAndDeliveryCancelsTheCommandBeforeAnyProviderCall(LocalDynamo.Engine engine) {
+        anEndAfterTheDecisionCancelsTheCommand(engine, "authorisation.voided", "VOIDED");
+    }
+
+    /** The same for an expiry: the network let the authorisation lapse after the decision. */
+    @Test
+    void anExpiryArrivingBetweenDecisionAndDeliveryCancelsTheCommandBeforeAnyProviderCall(LocalDynamo.Engine engine) {
+        anEndAfterTheDecisionCancelsTheCommand(engine, "authorisation.expired", "EXPIRED");
+    }
+
+    private void anEndAfterTheDecisionCancelsTheCommand(LocalDynamo.Engine engine, String eventType, String endKind) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1", "auth-2", "auth-3");
+        world.ingestion.end("auth-2", eventType, world.clock.instant().minusSeconds(30));
+
+        world.invoke(world.handler(world.fixedGuard(), 2), lease, 0, null, context);
+
+        assertThat(world.provider.effect(ops.get(1)).requests()).as("no provider request for the ended authorisation").isZero();
+        assertThat(world.status(ops.get(1))).isEqualTo("CANCELLED_ENDED");
+        Map<String, AttributeValue> cancelled = world.command(ops.get(1));
+        assertThat(cancelled).doesNotContainKey(ReleaseCommands.DELIVERY_SHARD);
+        assertThat(cancelled.get("authorisationEndKind")).isEqualTo(AttributeValue.fromS(endKind));
+        assertThat(cancelled.get("authorisationEndedAt")).isEqualTo(
+                AttributeValue.fromN(Long.toString(world.clock.instant().minusSeconds(30).toEpochMilli())));
+        assertThat(world.status(ops.get(0))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.status(ops.get(2))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryCancelledEnded\":1"));
+        assertThat(world.audit(true).violations()).isEmpty();
+    }
+
     /** 15.3: a command left PENDING longer than our idempotency records last is not sent again on its own. */
     @Test
     void aCommandLeftPendingPastTheIdempotencyHorizonIsEscalatedNotRedelivered(LocalDynamo.Engine engine) {

@@ -179,6 +179,7 @@ class DeliveryProtocolTest {
             case DeliveryRecord.Result.Delivered d -> "Delivered(" + d.providerReference() + ")";
             case DeliveryRecord.Result.Rejected r -> "Rejected(" + r.code() + ")";
             case DeliveryRecord.Result.CancelledSettled c -> "CancelledSettled(" + c.settledAt() + ")";
+            case DeliveryRecord.Result.CancelledEnded c -> "CancelledEnded(" + c.endKind() + ")";
             case DeliveryRecord.Result.Quarantined q -> "Quarantined(shard " + q.shard() + ")";
             case DeliveryRecord.Result.Escalated e -> "Escalated(shard " + e.shard() + ")";
         };
@@ -241,9 +242,20 @@ class DeliveryProtocolTest {
     }
 
     private static Delivery deliver(List<Supplier<ProviderResult>> script, Duration remaining) {
+        return deliver(script, remaining, () -> true, requests -> false);
+    }
+
+    /**
+     * @param leaseAllows  what the call's lease check answers before each request
+     * @param settledAfter whether the authorisation is settled once this many requests were made (as a read then sees it)
+     */
+    private static Delivery deliver(List<Supplier<ProviderResult>> script, Duration remaining, java.util.function.BooleanSupplier leaseAllows,
+                                    java.util.function.IntPredicate settledAfter) {
         MutableClock clock = new MutableClock(NOW);
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
         Deque<Supplier<ProviderResult>> answers = new ArrayDeque<>(script);
         ProviderClient provider = command -> {
+            asked.incrementAndGet();
             Supplier<ProviderResult> next = answers.poll();
             if (next == null) {
                 throw new AssertionError("the provider was asked more often than the script says");
@@ -266,8 +278,15 @@ class DeliveryProtocolTest {
         TestContext context = new TestContext(remaining);
         DeliveryFailures failures = new DeliveryFailures();
         List<DeliveryMark> marks = new ArrayList<>();
+        FreshFacts facts = new FreshFacts(ids -> {
+            Map<String, AuthorisationFacts> read = new java.util.HashMap<>();
+            ids.forEach(id -> read.put(id, new AuthorisationFacts(settledAfter.test(asked.get())
+                    ? Optional.of(new AuthorisationFacts.Settlement(Optional.of(SETTLED_AT))) : Optional.empty(), Optional.empty(), clock.instant())));
+            return read;
+        }, clock, Timing.FACTS_MAX_AGE);
         CommandSender sender = new CommandSender(passThrough, provider, new Backoff(1, movesTheClock, 6, Duration.ofMillis(1),
-                Duration.ofMillis(5)), movesTheClock, rate, Deadline.of(context), context, Map.of(), SHARD, failures, marks::add);
+                Duration.ofMillis(5)), movesTheClock, rate, Deadline.of(context), context, Map.of(), SHARD, failures, leaseAllows, facts, clock,
+                marks::add);
 
         sender.deliver(new PendingCommand("release-hold:a-1", "a-1", 100, "EUR", NOW.minusSeconds(3600), NOW.minusSeconds(60)));
 
@@ -329,5 +348,26 @@ class DeliveryProtocolTest {
             }
         }
         assertThat(mismatches).isEmpty();
+    }
+
+    /**
+     * A throttling pause longer than the facts may be old: they are read again before the retry, which sees the
+     * settlement and ends the command unsent after its one (throttled) request. A short backoff reads nothing new.
+     */
+    @Test
+    void aSettlementSeenAfterAThrottlingPauseEndsTheCommandUnsent() {
+        ProviderResult.Throttled tenSeconds = new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(10)));
+        assertThat(deliver(List.of(answer(tenSeconds)), Duration.ofHours(1), () -> true, requests -> requests >= 1))
+                .isEqualTo(new Delivery("CancelledSettled(" + SETTLED_AT + ") after 1", 1, 1, false, "none"));
+        assertThat(deliver(List.of(answer(DOWN), answer(RELEASED)), Duration.ofHours(1), () -> true, requests -> requests >= 1))
+                .as("a backoff of milliseconds keeps the facts read before the first request")
+                .isEqualTo(new Delivery("Delivered(prov-1) after 2", 2, 0, false, "none"));
+    }
+
+    /** A call whose lease does not allow a request sends nothing, marks nothing, and leaves the command PENDING. */
+    @Test
+    void nothingLeavesOnceTheLeaseNoLongerAllowsARequest() {
+        assertThat(deliver(List.of(), Duration.ofHours(1), () -> false, requests -> false))
+                .isEqualTo(new Delivery("none", 0, 0, false, "none"));
     }
 }

@@ -11,7 +11,6 @@ import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.reconcile.ReleaseOutcome;
-import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.reconcile.Shards;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
@@ -130,7 +129,7 @@ final class DeliveryWorld implements AutoCloseable {
     /** A worker with its own clock: a paused worker's clock stands still while the world's moves on. */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Clock workerClock) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new FactsReader(dynamo, engine.tables(), NO_WAIT, workerClock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism, UNMETERED);
@@ -139,7 +138,7 @@ final class DeliveryWorld implements AutoCloseable {
     /** A handler whose provider client the test chose (e.g. one answering outside the contract for some commands). */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED);
@@ -148,7 +147,21 @@ final class DeliveryWorld implements AutoCloseable {
     /** A handler with the provider client and the pacing (quota, and how a wait passes) the test chose. */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient, DeliveryPacing pacing) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing);
+    }
+
+    /**
+     * A handler whose reads of the facts at the call (settlements, authorisation ends) go through a client carrying
+     * {@code readInterceptors}, so a test can count them; the provider client and the pacing are the test's.
+     */
+    DeliverCommandsHandler handlerReadingThrough(OperationGuard guard, int parallelism, ProviderClient providerClient,
+                                                 DeliveryPacing pacing, ExecutionInterceptor... readInterceptors) {
+        DynamoDbClient reads = engine.client(readInterceptors);
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new FactsReader(reads, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing);
@@ -169,7 +182,7 @@ final class DeliveryWorld implements AutoCloseable {
 
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Duration leaseDuration, DynamoDbClient writerClient) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(writerClient, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), leaseDuration),
                 guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED);

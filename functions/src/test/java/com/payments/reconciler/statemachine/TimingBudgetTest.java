@@ -53,6 +53,34 @@ class TimingBudgetTest {
                 .isLessThan(LambdaFunction.DELIVER_COMMANDS.timeout());
     }
 
+    /**
+     * A delivery request leaves only while the lease as last renewed outlives it by {@link Timing#LEASE_SEND_MARGIN}: the
+     * margin covers the request's worst case (connect + request timeouts) with seconds to spare for clocks, and a call that
+     * renews on its interval never comes that close. Known bad: a 5 s margin, shorter than a request may take.
+     */
+    @Test
+    void aDeliveryRequestIsAnsweredBeforeTheLeaseItLeftUnderCanExpire() {
+        assertThat(sendMarginProblems(Timing.LEASE_SEND_MARGIN, Timing.LEASE_RENEW_INTERVAL, Timing.LEASE_DURATION)).isEmpty();
+        assertThat(sendMarginProblems(Duration.ofSeconds(5), Timing.LEASE_RENEW_INTERVAL, Timing.LEASE_DURATION))
+                .containsExactly("a request may still be unanswered when the lease expires");
+        assertThat(sendMarginProblems(Timing.LEASE_SEND_MARGIN, Duration.ofMinutes(5), Timing.LEASE_DURATION))
+                .containsExactly("a call renewing on its interval would stop sending");
+        System.out.printf("lease send margin %d s >= provider worst case %d s + 3 s; renew interval %d s + margin < lease %d s%n",
+                Timing.LEASE_SEND_MARGIN.toSeconds(), Timing.PROVIDER_CONNECT_TIMEOUT.plus(Timing.PROVIDER_REQUEST_TIMEOUT).toSeconds(),
+                Timing.LEASE_RENEW_INTERVAL.toSeconds(), Timing.LEASE_DURATION.toSeconds());
+    }
+
+    private static List<String> sendMarginProblems(Duration margin, Duration renewInterval, Duration lease) {
+        List<String> problems = new java.util.ArrayList<>();
+        if (margin.compareTo(Timing.PROVIDER_CONNECT_TIMEOUT.plus(Timing.PROVIDER_REQUEST_TIMEOUT).plusSeconds(3)) < 0) {
+            problems.add("a request may still be unanswered when the lease expires");
+        }
+        if (renewInterval.plus(margin).compareTo(lease) >= 0) {
+            problems.add("a call renewing on its interval would stop sending");
+        }
+        return problems;
+    }
+
     @Test
     void theLeaseOutlivesTheLongestStretchBetweenTwoRenewals() {
         // Inside a task: renewal every LEASE_RENEW_INTERVAL, checked between decisions; one decision can take

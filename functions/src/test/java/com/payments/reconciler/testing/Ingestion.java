@@ -1,6 +1,12 @@
 package com.payments.reconciler.testing;
 
+import com.payments.reconciler.ingest.EventDecoder;
+import com.payments.reconciler.ingest.EventIngestion;
+import com.payments.reconciler.ingest.IngestOutcome;
+import com.payments.reconciler.ingest.IngestStore;
+import com.payments.reconciler.ingest.IngestionDecision;
 import com.payments.reconciler.reconcile.Shards;
+import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.Settlements;
@@ -44,6 +50,22 @@ public final class Ingestion {
     public void settle(String id, Instant at) {
         dynamo.putItem(b -> b.tableName(tables.settlements()).item(Map.of(
                 Settlements.AUTHORISATION_ID, s(id), Settlements.SETTLED_AT, n(at.toEpochMilli()))));
+    }
+
+    /**
+     * The card platform ends an authorisation ({@code authorisation.voided} or {@code authorisation.expired}), through
+     * the real ingestion path: on an authorisation the reconciler already decided, the end is recorded on its item.
+     */
+    public IngestOutcome end(String id, String type, Instant at) {
+        EventIngestion events = new EventIngestion(new EventDecoder(), new IngestionDecision(shards),
+                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)));
+        IngestOutcome outcome = events.ingest("""
+                {"version":1,"type":"%s","eventId":"evt-end-%s","authorisationId":"%s","endedAt":"%s"}"""
+                .formatted(type, id, id, at));
+        if (!(outcome instanceof IngestOutcome.Accepted)) {
+            throw new IllegalStateException("the end of " + id + " was not accepted: " + outcome);
+        }
+        return outcome;
     }
 
     public Map<String, AttributeValue> authorisation(String id) {

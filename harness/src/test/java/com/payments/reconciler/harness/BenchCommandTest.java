@@ -2,6 +2,7 @@ package com.payments.reconciler.harness;
 
 import com.payments.reconciler.cli.ExitCodes;
 
+import com.payments.reconciler.delivery.FactsReader;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.workflow.Timing;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -79,8 +80,9 @@ class BenchCommandTest {
                 FencedWriter.MARKS_PER_TRANSACTION).isBetween(ceil(released, FencedWriter.MARKS_PER_TRANSACTION),
                 ceil(released, FencedWriter.MARKS_PER_TRANSACTION) + SHARDS);
         assertThat(requests.path("idempotency records").asLong()).as("Powertools: in-progress record, then completed").isEqualTo(2 * released);
-        assertThat(requests.path("delivery settlement reads").asLong()).as("one re-read per round of %d slots, just before its calls",
-                Timing.DELIVERY_PARALLELISM).isBetween(ceil(released, Timing.DELIVERY_PARALLELISM), released);
+        assertThat(requests.path("delivery fact reads").asLong()).as("the facts of up to %d commands per read, fewer reads than one "
+                + "per round of %d slots", FactsReader.AUTHORISATIONS_PER_READ, Timing.DELIVERY_PARALLELISM)
+                .isBetween(ceil(released, FactsReader.AUTHORISATIONS_PER_READ), ceil(released, Timing.DELIVERY_PARALLELISM) - 1);
         assertThat(requests.path("candidate query pages").asLong()).isGreaterThanOrEqualTo(SHARDS);
         assertThat(requests.path("other").asLong()).as("StartWindow's Step Functions calls are not DynamoDB requests").isZero();
         long total = 0;

@@ -7,8 +7,9 @@ package com.payments.reconciler.harness.bench;
 public enum Purpose {
     CANDIDATE_PAGES("candidate query pages", "Query pending-by-age"),
     SETTLEMENT_READS("settlement reads", "BatchGetItem Settlements: one per release batch, settled candidates left out"),
-    DELIVERY_SETTLEMENT_READS("delivery settlement reads",
-            "BatchGetItem Settlements, strongly consistent: each round of delivery slots, just before its provider calls (I3 at the call)"),
+    DELIVERY_FACT_READS("delivery fact reads",
+            "BatchGetItem Settlements + Authorisations, strongly consistent: the facts of up to 50 commands, read again when older than "
+                    + "the limit at a provider request (I3 and ends at the call)"),
     RELEASE_TRANSACTIONS("release transactions", "TransactWriteItems: lease check + up to 33 x (authorisation + settlement + outbox)"),
     IDEMPOTENCY_RECORDS("idempotency records", "Powertools records of the delivery guard"),
     DELIVERY_PAGES("delivery query pages", "Query pending-delivery"),

@@ -95,9 +95,9 @@ public final class RequestLedger implements ExecutionInterceptor {
     private Purpose purposeOf(SdkRequest request) {
         return switch (request) {
             case QueryRequest q when q.tableName().equals(tables.authorisations()) -> Purpose.CANDIDATE_PAGES;
-            // Delivery's re-read is the strongly consistent one; the page's pre-read is a hint and eventually consistent.
-            case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements())
-                    && Boolean.TRUE.equals(b.requestItems().get(tables.settlements()).consistentRead()) -> Purpose.DELIVERY_SETTLEMENT_READS;
+            // Delivery's facts read is strongly consistent and also reads the authorisations (their ends); the page's
+            // pre-read is a hint, eventually consistent, of settlements only.
+            case BatchGetItemRequest b when b.requestItems().containsKey(tables.authorisations()) -> Purpose.DELIVERY_FACT_READS;
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements()) -> Purpose.SETTLEMENT_READS;
             case QueryRequest q when q.tableName().equals(tables.releaseCommands()) -> Purpose.DELIVERY_PAGES;
             case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) -> Purpose.RELEASE_TRANSACTIONS;

@@ -15,10 +15,11 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * @param delivered commands of the window in {@code DELIVERED}
  * @param attempts provider requests recorded on the window's commands (the sum of their {@code attempts})
  * @param cancelledSettled commands of the window in {@code CANCELLED_SETTLED}
+ * @param cancelledEnded commands of the window in {@code CANCELLED_ENDED}
  * @param quarantined commands of the window in {@code QUARANTINED}
  * @param escalated commands of the window in {@code ESCALATED}
  */
-public record OutboxTally(long delivered, long attempts, long cancelledSettled, long quarantined, long escalated) {
+public record OutboxTally(long delivered, long attempts, long cancelledSettled, long cancelledEnded, long quarantined, long escalated) {
 
     public static OutboxTally of(StoreSnapshot snapshot, String windowId) {
         List<Map<String, AttributeValue>> commands = snapshot.of(ReleaseCommands.SCHEMA).stream()
@@ -32,7 +33,8 @@ public record OutboxTally(long delivered, long attempts, long cancelledSettled, 
                 .mapToLong(v -> Long.parseLong(v.n()))
                 .sum();
         return new OutboxTally(inStatus.applyAsLong(ReleaseCommands.STATUS_DELIVERED), attempts,
-                inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_SETTLED), inStatus.applyAsLong(ReleaseCommands.STATUS_QUARANTINED),
+                inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_SETTLED), inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_ENDED),
+                inStatus.applyAsLong(ReleaseCommands.STATUS_QUARANTINED),
                 inStatus.applyAsLong(ReleaseCommands.STATUS_ESCALATED));
     }
 

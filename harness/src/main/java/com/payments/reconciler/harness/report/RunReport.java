@@ -18,13 +18,14 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
 
     /**
      * @param cancelledSettled commands not sent because their authorisation settled after the decision
+     * @param cancelledEnded commands not sent because their authorisation was voided or expired after the decision
      * @param quarantined commands parked because the provider answered outside its contract
      * @param escalated commands parked because they outlived automatic delivery
      * @param backlogLeft commands the night left PENDING for the next run (its budget could not fit them at the quota)
      */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
                          long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
-                         long cancelledSettled, long quarantined, long escalated, long backlogLeft) {
+                         long cancelledSettled, long cancelledEnded, long quarantined, long escalated, long backlogLeft) {
     }
 
     /**
