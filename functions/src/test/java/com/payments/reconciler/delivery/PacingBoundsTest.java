@@ -88,23 +88,7 @@ class PacingBoundsTest {
     }
 
     private static HandlerEnvironment environment(Map<String, String> env) {
-        AwsClients noAws = new AwsClients() {
-            @Override
-            public software.amazon.awssdk.services.dynamodb.DynamoDbClient dynamo(
-                    List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> extraInterceptors) {
-                throw new AssertionError("the quota reads no AWS service");
-            }
-
-            @Override
-            public software.amazon.awssdk.services.sfn.SfnClient sfn() {
-                throw new AssertionError("the quota reads no AWS service");
-            }
-
-            @Override
-            public software.amazon.awssdk.services.secretsmanager.SecretsManagerClient secrets() {
-                throw new AssertionError("the quota reads no AWS service");
-            }
-        };
+        AwsClients noAws = new com.payments.reconciler.testing.NoAwsClients("the quota");
         return new HandlerEnvironment(env, noAws, Clock.systemUTC());
     }
 

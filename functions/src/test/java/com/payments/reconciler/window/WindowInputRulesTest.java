@@ -282,23 +282,7 @@ class WindowInputRulesTest {
 
     @Test
     void aHandlerReadsItsConfigurationFromItsEnvironment() {
-        AwsClients noAws = new AwsClients() {
-            @Override
-            public software.amazon.awssdk.services.dynamodb.DynamoDbClient dynamo(
-                    List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> extraInterceptors) {
-                throw new AssertionError("the configuration reads no AWS service");
-            }
-
-            @Override
-            public software.amazon.awssdk.services.sfn.SfnClient sfn() {
-                throw new AssertionError("the configuration reads no AWS service");
-            }
-
-            @Override
-            public software.amazon.awssdk.services.secretsmanager.SecretsManagerClient secrets() {
-                throw new AssertionError("the configuration reads no AWS service");
-            }
-        };
+        AwsClients noAws = new com.payments.reconciler.testing.NoAwsClients("the configuration");
         HandlerEnvironment env = new HandlerEnvironment(Map.of(EnvVars.SHARDS, "16", EnvVars.DRY_RUN, "true"), noAws, Clock.systemUTC());
         assertThat(WindowConfig.fromEnvironment(env)).isEqualTo(WindowConfig.defaults().withShards(16).withDryRun(true));
     }
