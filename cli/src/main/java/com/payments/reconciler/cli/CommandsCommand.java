@@ -78,7 +78,8 @@ final class CommandsCommand {
     @Command(name = "requeue", mixinStandardHelpOptions = true,
             description = "Put a parked command back to PENDING; the next night's (or a rerun's) delivery sends it again under the same Idempotency-Key.",
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:requeued", "1:refused: the command is not parked (nothing written)", "2:bad usage or input: a flag's value",
+            exitCodeList = {"0:requeued", "1:refused: the command is not parked (nothing written)",
+                    "2:bad usage or input: a flag's value, or no command with that operation id",
                     "3:AWS error: no credentials, permissions, throttling, endpoint, table"})
     static final class RequeueParked implements Callable<Integer> {
         @Spec

@@ -3,6 +3,7 @@ package com.payments.reconciler.cli;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.workflow.InvalidInput;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
@@ -44,8 +45,14 @@ public final class WindowOptions {
         return new WindowConfig(zone, localTime, gracePeriod, shards, dryRun, horizonDays);
     }
 
-    /** {@link WindowConfig#requireStartable}, naming {@code --horizon-days} as what to raise for an older window. */
+    /** {@link WindowConfig#requireStartable}, naming {@code --window} and {@code --horizon-days} (what to raise for an older window). */
     public static void requireStartable(WindowConfig config, WindowId window, Instant now) {
-        config.requireStartable(window, now, "--horizon-days");
+        try {
+            config.requireStartable(window, now, "--horizon-days");
+        } catch (InvalidInput refused) {
+            String prefix = refused.field() + ": ";
+            String problem = refused.getMessage().startsWith(prefix) ? refused.getMessage().substring(prefix.length()) : refused.getMessage();
+            throw new IllegalArgumentException("--window: " + problem, refused);
+        }
     }
 }
