@@ -22,6 +22,8 @@ import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.reconcile.Candidate;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
@@ -44,9 +46,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -372,19 +376,19 @@ public final class LocalRun {
      * night will find (pending and authorised before the cutoff) and how many of those have a settlement.
      */
     static SyntheticData.Expected expectedFrom(StoreSnapshot ingested, Instant cutoff) {
-        java.util.Set<String> settled = new java.util.HashSet<>();
-        ingested.of(com.payments.reconciler.store.Tables.Settlements.SCHEMA)
-                .forEach(s -> settled.add(s.get(com.payments.reconciler.store.Tables.Settlements.AUTHORISATION_ID).s()));
+        Set<String> settled = new HashSet<>();
+        ingested.of(Settlements.SCHEMA)
+                .forEach(s -> settled.add(s.get(Settlements.AUTHORISATION_ID).s()));
         int authorisations = 0;
         int due = 0;
         int dueAndSettled = 0;
-        for (var item : ingested.of(com.payments.reconciler.store.Tables.Authorisations.SCHEMA)) {
+        for (var item : ingested.of(Authorisations.SCHEMA)) {
             authorisations++;
-            var at = item.get(com.payments.reconciler.store.Tables.Authorisations.AUTHORISED_AT);
-            boolean pending = item.containsKey(com.payments.reconciler.store.Tables.Authorisations.PENDING_SHARD);
+            var at = item.get(Authorisations.AUTHORISED_AT);
+            boolean pending = item.containsKey(Authorisations.PENDING_SHARD);
             if (pending && at != null && at.n() != null && Long.parseLong(at.n()) < cutoff.toEpochMilli()) {
                 due++;
-                String id = item.get(com.payments.reconciler.store.Tables.Authorisations.AUTHORISATION_ID).s();
+                String id = item.get(Authorisations.AUTHORISATION_ID).s();
                 dueAndSettled += settled.contains(id) ? 1 : 0;
             }
         }
