@@ -50,7 +50,7 @@ final class LocalCommand implements Callable<Integer> {
             + "With --dump-state, DIR/" + EventOutcomes.FILE + " gives each event's outcome (accepted, duplicate, refused and why; never a refused event's body).")
     Path events;
 
-    @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations, 0 to 1000000 (default: ${DEFAULT-VALUE}; not with --events).")
     int authorisations;
 
     @Option(names = "--settled-fraction", paramLabel = "F", defaultValue = "0.1",
