@@ -25,6 +25,20 @@ final class AwsOptions {
         return OperatorClients.build(SfnClient.builder(), effectiveRegion, endpointUrl);
     }
 
+    /**
+     * Step Functions answers {@code ExecutionDoesNotExist} for a name the state machine never ran: an input to correct
+     * (exit 2), not an AWS failure.
+     */
+    IllegalArgumentException noSuchExecution(com.payments.reconciler.window.ExecutionName name) {
+        return new IllegalArgumentException("--execution: " + name + " does not exist for state machine "
+                + stateMachineArn.substring(stateMachineArn.lastIndexOf(':') + 1) + " in " + effectiveRegion()
+                + " — `status --window " + name.window() + "` lists that window's executions");
+    }
+
+    private String effectiveRegion() {
+        return region != null ? region : stateMachineArn.split(":")[3];
+    }
+
     /** The console page of an execution. */
     String consoleUrl(String executionArn) {
         String r = region != null ? region : stateMachineArn.split(":")[3];

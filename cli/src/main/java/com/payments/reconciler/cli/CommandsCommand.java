@@ -40,7 +40,9 @@ final class CommandsCommand {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List parked commands, oldest first.")
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List parked commands, oldest first.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:listed", "2:bad usage or input: a flag's value", "3:AWS error: no credentials, permissions, throttling, endpoint, table"})
     static final class ListParked implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -50,6 +52,9 @@ final class CommandsCommand {
 
         @Mixin
         TableOptions table;
+
+        @Mixin
+        Verbosity verbosity;
 
         @Override
         public Integer call() {
@@ -71,7 +76,11 @@ final class CommandsCommand {
     }
 
     @Command(name = "requeue", mixinStandardHelpOptions = true,
-            description = "Put a parked command back to PENDING; the next night's (or a rerun's) delivery sends it again under the same Idempotency-Key.")
+            description = "Put a parked command back to PENDING; the next night's (or a rerun's) delivery sends it again under the same Idempotency-Key.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:requeued", "1:refused: the command is not parked (nothing written)",
+                    "2:bad usage or input: a flag's value, or no command with that operation id",
+                    "3:AWS error: no credentials, permissions, throttling, endpoint, table"})
     static final class RequeueParked implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -85,6 +94,9 @@ final class CommandsCommand {
 
         @Mixin
         TableOptions table;
+
+        @Mixin
+        Verbosity verbosity;
 
         @Override
         public Integer call() {

@@ -22,7 +22,7 @@ import software.amazon.awssdk.core.exception.SdkException;
                 + "chaos (fault campaigns), bench (throughput and cost figures)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success (local, chaos: the run SUCCEEDED with I1-I5 true)", "1:a rerun or redrive refused; local, chaos, bench: a run failed, was superseded or broke an invariant",
-                "2:bad usage or input (nothing was started or written)", "3:AWS error (permissions, throttling, endpoint)"})
+                "2:bad usage or input (nothing was started or written)", "3:AWS error (no credentials, permissions, throttling, endpoint)"})
 public final class ReconcilerCli {
 
     public static void main(String[] args) {
@@ -62,25 +62,49 @@ public final class ReconcilerCli {
         preflight.getCommandSpec().usageMessage().description(preflight.getCommandSpec().usageMessage().description()[0],
                 String.format(PreflightCommand.checksHelp()));
         moreCommands.forEach(cli::addSubcommand);
+        FlagValues.register(cli);
         cli.setOut(out);
         cli.setErr(err);
         cli.setParameterExceptionHandler((e, a) -> {
-            err.println("error: " + e.getMessage());
-            e.getCommandLine().usage(err);
+            err.println("error: " + describe(e));
+            if (showsUsage(e)) {
+                e.getCommandLine().usage(err);
+            }
             return ExitCodes.BAD_INPUT;
         });
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             err.println("error: " + describe(e));
             return exitCodeOf(e);
         });
+        cli.setExecutionStrategy(OperatorLogs::execute);
         return cli.execute(args);
+    }
+
+    /**
+     * The usage text helps with an unknown flag or a missing argument; after a bad value it would bury the one line
+     * that says what to change.
+     */
+    static boolean showsUsage(CommandLine.ParameterException e) {
+        return e instanceof CommandLine.UnmatchedArgumentException || e instanceof CommandLine.MissingParameterException;
+    }
+
+    /** A flag's value that did not convert: the flag, the accepted form and the value given, on one line. */
+    static String describe(CommandLine.ParameterException e) {
+        if (e.getCause() instanceof CommandLine.TypeConversionException refused && e.getArgSpec() instanceof CommandLine.Model.OptionSpec option) {
+            return option.longestName() + ": " + refused.getMessage();
+        }
+        return e.getMessage();
     }
 
     public static int exitCodeOf(Throwable e) {
         if (e instanceof InvalidInput || e instanceof IllegalArgumentException || e instanceof CommandLine.ParameterException) {
             return ExitCodes.BAD_INPUT;
         }
+        if (MissingCredentials.isRegion(e)) {
+            return ExitCodes.BAD_INPUT;
+        }
         if (e instanceof SdkException) {
+            // Missing credentials included: where they are looked for is the operator's machine, not a flag.
             return ExitCodes.AWS_ERROR;
         }
         if (e instanceof WindowStarter.WindowBusy) {
@@ -101,8 +125,17 @@ public final class ReconcilerCli {
             };
             return "AWS " + code + ": " + aws.awsErrorDetails().errorMessage() + hint;
         }
+        if (MissingCredentials.is(e)) {
+            return MissingCredentials.MESSAGE;
+        }
+        if (MissingCredentials.isRegion(e)) {
+            return MissingCredentials.NO_REGION;
+        }
         if (e instanceof SdkException sdk) {
             return "could not reach AWS: " + sdk.getMessage() + " — check --endpoint-url, --region and network access";
+        }
+        if (e instanceof CommandLine.ParameterException parameter) {
+            return describe(parameter);
         }
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }

@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sfn.model.DescribeExecutionResponse;
+import software.amazon.awssdk.services.sfn.model.ExecutionDoesNotExistException;
 import software.amazon.awssdk.services.sfn.model.ExecutionNotRedrivableException;
 import software.amazon.awssdk.services.sfn.model.RedriveExecutionResponse;
 
@@ -29,24 +30,37 @@ import software.amazon.awssdk.services.sfn.model.RedriveExecutionResponse;
  * LeaseHeldByAnotherRun run is refused because a redrive would only re-enter that Fail state.
  */
 @Command(name = "redrive", mixinStandardHelpOptions = true,
-        description = "Redrive a failed, timed-out or aborted execution from the step that failed, when Step Functions says it is REDRIVABLE.")
+        description = "Redrive a failed, timed-out or aborted execution from the step that failed, when Step Functions says it is REDRIVABLE.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:redriven",
+                "1:refused: Step Functions would not redrive it, or it ended Superseded or LeaseHeldByAnotherRun (the message says what to do)",
+                "2:bad usage or input: a flag's value, or no execution of that name (status --window lists them)",
+                "3:AWS error: no credentials, permissions, throttling, endpoint"})
 final class RedriveCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--execution", required = true, paramLabel = "NAME")
+    @Option(names = "--execution", required = true, paramLabel = "NAME", description = "The execution's name: reconcile-YYYY-MM-DD or reconcile-YYYY-MM-DD-rerun-N, as status lists them.")
     String execution;
 
     @Mixin
     AwsOptions aws;
+
+    @Mixin
+    Verbosity verbosity;
 
     @Override
     public Integer call() {
         ExecutionName name = ExecutionName.require(execution, "--execution");
         SfnClient sfn = aws.sfn();
         String arn = new WindowStarter(sfn, aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
-        DescribeExecutionResponse described = sfn.describeExecution(b -> b.executionArn(arn));
+        DescribeExecutionResponse described;
+        try {
+            described = sfn.describeExecution(b -> b.executionArn(arn));
+        } catch (ExecutionDoesNotExistException e) {
+            throw aws.noSuchExecution(name);
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (RedriveDecision.of(name, described, Clock.systemUTC().instant()) instanceof RedriveDecision.Refuse refused) {

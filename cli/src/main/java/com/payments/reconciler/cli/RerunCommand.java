@@ -15,13 +15,18 @@ import picocli.CommandLine.Spec;
 
 /** {@code rerun --window W}: a new execution of a window under the next free {@code -rerun-n} name. */
 @Command(name = "rerun", mixinStandardHelpOptions = true,
-        description = "Run a window again as reconcile-W-rerun-N (the next free N). Refused while an execution of the window runs, unless --force.")
+        description = "Run a window again as reconcile-W-rerun-N (the next free N). Refused while an execution of the window runs, unless --force.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:started",
+                "1:refused: an execution of the window is running (--force starts anyway)",
+                "2:bad usage or input: a flag's value, a window not yet started or beyond --horizon-days (nothing started)",
+                "3:AWS error: no credentials, permissions, throttling, endpoint"})
 final class RerunCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD")
+    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD", description = "The window: the date of the night, YYYY-MM-DD (in the schedule's time zone); reconcile-YYYY-MM-DD is its execution.")
     String window;
 
     @Option(names = "--dry-run", description = "Decide and report; change nothing.")
@@ -36,11 +41,14 @@ final class RerunCommand implements Callable<Integer> {
     @Mixin
     WindowOptions windowOptions;
 
+    @Mixin
+    Verbosity verbosity;
+
     @Override
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
         WindowConfig config = windowOptions.config(dryRun);
-        config.requireStartable(id, Clock.systemUTC().instant());
+        WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
         WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
         try {
             StartResult result = starter.startRerun(id, config.inputFor(id), force);

@@ -17,13 +17,17 @@ import picocli.CommandLine.Spec;
 
 /** {@code start --window W}: what the schedule does, by hand (same name, same input). */
 @Command(name = "start", mixinStandardHelpOptions = true,
-        description = "Start a window's scheduled execution (reconcile-W) with the input the schedule would use; a window that already ran says so.")
+        description = "Start a window's scheduled execution (reconcile-W) with the input the schedule would use; a window that already ran says so.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:started, or it already exists (the duplicate start is suppressed, as the schedule's would be)",
+                "2:bad usage or input: a flag's value, a window not yet started or beyond --horizon-days (nothing started)",
+                "3:AWS error: no credentials, permissions, throttling, endpoint"})
 final class StartCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD")
+    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD", description = "The window: the date of the night, YYYY-MM-DD (in the schedule's time zone); reconcile-YYYY-MM-DD is its execution.")
     String window;
 
     @Mixin
@@ -32,11 +36,14 @@ final class StartCommand implements Callable<Integer> {
     @Mixin
     WindowOptions windowOptions;
 
+    @Mixin
+    Verbosity verbosity;
+
     @Override
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
         WindowConfig config = windowOptions.config(false);
-        config.requireStartable(id, Clock.systemUTC().instant());
+        WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
         PrintWriter out = spec.commandLine().getOut();
         WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
         StartResult result = starter.start(ExecutionName.scheduled(id), config.inputFor(id));

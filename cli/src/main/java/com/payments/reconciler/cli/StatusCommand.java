@@ -15,17 +15,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code status --window W}: every execution of a window, its status and console link. */
-@Command(name = "status", mixinStandardHelpOptions = true, description = "List a window's executions (scheduled and reruns) with their status and console URL.")
+@Command(name = "status", mixinStandardHelpOptions = true, description = "List a window's executions (scheduled and reruns) with their status and console URL.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:listed (a window without executions says so)",
+                "2:bad usage or input: a flag's value",
+                "3:AWS error: no credentials, permissions, throttling, endpoint"})
 final class StatusCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD")
+    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD", description = "The window: the date of the night, YYYY-MM-DD (in the schedule's time zone); reconcile-YYYY-MM-DD is its execution.")
     String window;
 
     @Mixin
     AwsOptions aws;
+
+    @Mixin
+    Verbosity verbosity;
 
     @Override
     public Integer call() {

@@ -8,7 +8,10 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -31,26 +34,49 @@ class OperatorBadUsageTest {
         aws.close();
     }
 
+    /** A Java exception's name in a message, or a package-qualified class: what a person cannot act on. */
+    static final Pattern EXCEPTION_TEXT = Pattern.compile("[A-Z]\\w*(Exception|Error)\\b|\\b(java|javax|picocli|software\\.amazon)\\.[a-z]");
+    static final String USAGE = "Usage: ";
+
+    /**
+     * @param named what the one error line must name (the flag, or the rule)
+     * @param usage whether the usage text follows: only for an unknown flag or a missing argument
+     */
     Stream<Arguments> rows() {
         String tomorrow = LocalDate.now(ZoneOffset.UTC).plusDays(1).toString();
+        String longAgo = LocalDate.now(ZoneOffset.UTC).minusDays(40).toString();
+        String start = "start --window 2026-12-01 --state-machine-arn " + ARN;
         return Stream.of(
-                Arguments.of("start --window 2026-12-01", "--state-machine-arn"),
-                Arguments.of("start --window 2026-12-01 --state-machine-arn not-an-arn", "--state-machine-arn"),
-                Arguments.of("start --window 2026-13-01 --state-machine-arn " + ARN, "--window"),
-                Arguments.of("start --window " + tomorrow + " --state-machine-arn " + ARN, "cannot start before its window start"),
-                Arguments.of("rerun --window " + tomorrow + " --state-machine-arn " + ARN, "cannot start before its window start"),
-                Arguments.of("rerun --state-machine-arn " + ARN, "--window"),
-                Arguments.of("status --window yesterday --state-machine-arn " + ARN, "--window"),
-                Arguments.of("history --execution nightly-run --state-machine-arn " + ARN, "--execution"),
-                Arguments.of("redrive --execution reconcile-2026-12-01; --state-machine-arn " + ARN, "--execution"),
-                Arguments.of("commands requeue --operation-id auth-1 --note x --commands-table t", "--operation-id"),
-                Arguments.of("commands list --status DELIVERED --commands-table t", "--status"),
-                Arguments.of("frobnicate", "frobnicate"));
+                Arguments.of("start --window 2026-12-01", "--state-machine-arn", true),
+                Arguments.of("start --window 2026-12-01 --state-machine-arn not-an-arn", "--state-machine-arn", false),
+                Arguments.of("start --window 2026-13-01 --state-machine-arn " + ARN, "--window", false),
+                Arguments.of("start --window " + tomorrow + " --state-machine-arn " + ARN, "cannot start before its window start", false),
+                Arguments.of("start --window " + longAgo + " --state-machine-arn " + ARN, "raise --horizon-days", false),
+                Arguments.of("rerun --window " + tomorrow + " --state-machine-arn " + ARN, "cannot start before its window start", false),
+                Arguments.of("rerun --state-machine-arn " + ARN, "--window", true),
+                Arguments.of(start + " --shards -3", "--shards: must be an integer from 1 to 64, was -3", false),
+                Arguments.of(start + " --shards 65", "--shards: must be an integer from 1 to 64", false),
+                Arguments.of(start + " --shards four", "--shards: must be an integer, was 'four'", false),
+                Arguments.of(start + " --grace-period 72h", "--grace-period: must be an ISO-8601 duration such as PT72H", false),
+                Arguments.of(start + " --grace-period PT0S", "--grace-period: must be a positive ISO-8601 duration", false),
+                Arguments.of(start + " --time-zone Mars/Olympus", "--time-zone: must be an IANA time zone such as UTC or Europe/London, was 'Mars/Olympus'", false),
+                Arguments.of(start + " --schedule-time 25:00", "--schedule-time: must be a time of day HH:mm", false),
+                Arguments.of(start + " --schedule-time 2am", "--schedule-time: must be a time of day HH:mm", false),
+                Arguments.of(start + " --horizon-days 0", "--horizon-days: must be an integer from 1 to 365", false),
+                Arguments.of("rerun --window 2026-12-01 --state-machine-arn " + ARN + " --grace-period 72h", "--grace-period", false),
+                Arguments.of("status --window yesterday --state-machine-arn " + ARN, "--window", false),
+                Arguments.of("history --execution nightly-run --state-machine-arn " + ARN, "--execution", false),
+                Arguments.of("history --state-machine-arn " + ARN, "--execution", true),
+                Arguments.of("redrive --execution reconcile-2026-12-01; --state-machine-arn " + ARN, "--execution", false),
+                Arguments.of("commands requeue --operation-id auth-1 --note x --commands-table t", "--operation-id", false),
+                Arguments.of("commands list --status DELIVERED --commands-table t", "--status", false),
+                Arguments.of("start --window 2026-12-01 --no-such-flag --state-machine-arn " + ARN, "--no-such-flag", true),
+                Arguments.of("frobnicate", "frobnicate", true));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
-    void badUsageIsRefusedNamingTheProblemBeforeAnyRequest(String commandLine, String named) {
+    void badUsageIsRefusedNamingTheProblemBeforeAnyRequest(String commandLine, String named, boolean usage) {
         List<String> args = new ArrayList<>(List.of(commandLine.split(" ")));
         if (!args.getFirst().equals("frobnicate")) {
             args.addAll(List.of("--endpoint-url", aws.uri().toString(), "--region", "eu-west-1"));
@@ -63,8 +89,49 @@ class OperatorBadUsageTest {
 
         assertThat(exit).as(out + "" + err).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(err.toString()).contains(named);
+        assertThat(problems(err.toString(), usage)).isEmpty();
         assertThat(out.toString()).as("nothing reported as done").isEmpty();
         assertThat(aws.allCalls() - before).as("requests sent to AWS").isZero();
+    }
+
+    /** What is wrong with an error output a person reads: exception text, a usage dump after a bad value, more than one line. */
+    static List<String> problems(String err, boolean usageExpected) {
+        List<String> problems = new ArrayList<>();
+        String firstLine = err.lines().findFirst().orElse("");
+        if (!firstLine.startsWith("error: ")) {
+            problems.add("the first line is not the error: " + firstLine);
+        }
+        if (EXCEPTION_TEXT.matcher(firstLine).find()) {
+            problems.add("exception text in the message: " + firstLine);
+        }
+        if (usageExpected) {
+            if (!err.contains(USAGE)) {
+                problems.add("no usage after an unknown flag or a missing argument");
+            }
+        } else if (err.lines().count() != 1) {
+            problems.add("not one line but " + err.lines().count() + (err.contains(USAGE) ? " (the usage text follows)" : ""));
+        }
+        return problems;
+    }
+
+    /**
+     * The message check can fail: picocli's own handling of the same bad values (its converters and its default error
+     * handler, what the command line did before) names Java exceptions and dumps the whole usage.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"--time-zone Mars/Olympus", "--grace-period 72h", "--schedule-time 25:00"})
+    void picocliDefaultsAreCaughtByTheMessageCheck(String bad) {
+        StringWriter err = new StringWriter();
+        CommandLine plain = new CommandLine(new ReconcilerCli());
+        plain.setErr(new PrintWriter(err, true));
+        List<String> args = new ArrayList<>(List.of("start", "--window", "2026-12-01", "--state-machine-arn", ARN));
+        args.addAll(List.of(bad.split(" ")));
+
+        int exit = plain.execute(args.toArray(String[]::new));
+
+        assertThat(exit).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(problems("error: " + err, false)).as(err.toString())
+                .anyMatch(p -> p.startsWith("exception text")).anyMatch(p -> p.contains("usage text follows"));
     }
 
     /** The "no request" check can fail: good usage does reach the recording endpoint, and is counted. */

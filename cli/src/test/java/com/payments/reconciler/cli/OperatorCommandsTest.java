@@ -78,6 +78,14 @@ class OperatorCommandsTest {
         Result history = run(concat(new String[] {"history", "--execution", "reconcile-" + today}, aws));
         assertThat(history.exit()).as(history.err()).isZero();
         assertThat(history.out()).contains("execution started").contains("→ Hold");
+
+        // moto answers ExecutionDoesNotExist for an execution it never ran, as Step Functions does: bad input, exit 2.
+        Result missing = run(concat(new String[] {"history", "--execution", "reconcile-" + today + "-rerun-7"}, aws));
+        assertThat(missing.exit()).as(missing.err()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(missing.err()).contains("--execution: reconcile-" + today + "-rerun-7 does not exist");
+        Result notRedriven = run(concat(new String[] {"redrive", "--execution", "reconcile-" + today + "-rerun-7"}, aws));
+        assertThat(notRedriven.exit()).as(notRedriven.err()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(notRedriven.err()).contains("--execution: reconcile-" + today + "-rerun-7 does not exist");
     }
 
     @Test

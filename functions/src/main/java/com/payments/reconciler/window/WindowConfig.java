@@ -40,6 +40,7 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
     public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofHours(72);
     public static final int DEFAULT_SHARDS = 4;
     public static final int DEFAULT_HORIZON_DAYS = 30;
+    public static final int MAX_HORIZON_DAYS = 365;
 
     public WindowConfig {
         if (zone == null) {
@@ -54,8 +55,8 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         if (shards < 1 || shards > ExecutionInput.MAX_SHARDS) {
             throw new InvalidInput(EnvVars.SHARDS, "must be an integer from 1 to " + ExecutionInput.MAX_SHARDS + ", was " + shards);
         }
-        if (horizonDays < 1 || horizonDays > 365) {
-            throw new InvalidInput(EnvVars.WINDOW_HORIZON_DAYS, "must be an integer from 1 to 365, was " + horizonDays);
+        if (horizonDays < 1 || horizonDays > MAX_HORIZON_DAYS) {
+            throw new InvalidInput(EnvVars.WINDOW_HORIZON_DAYS, "must be an integer from 1 to " + MAX_HORIZON_DAYS + ", was " + horizonDays);
         }
     }
 
@@ -84,7 +85,7 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         Duration grace = parse(env, EnvVars.GRACE_PERIOD, d.gracePeriod(), Duration::parse, "an ISO-8601 duration such as PT72H");
         int shards = parse(env, EnvVars.SHARDS, d.shards(), Integer::parseInt, "an integer from 1 to " + ExecutionInput.MAX_SHARDS);
         boolean dryRun = parse(env, EnvVars.DRY_RUN, d.dryRun(), WindowConfig::strictBoolean, "true or false");
-        int horizon = parse(env, EnvVars.WINDOW_HORIZON_DAYS, d.horizonDays(), Integer::parseInt, "an integer number of days from 1 to 365");
+        int horizon = parse(env, EnvVars.WINDOW_HORIZON_DAYS, d.horizonDays(), Integer::parseInt, "an integer number of days from 1 to " + MAX_HORIZON_DAYS);
         return new WindowConfig(zone, time, grace, shards, dryRun, horizon);
     }
 
@@ -147,6 +148,11 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
      * grace), so the refusal is the same for the schedule, {@code start}, {@code rerun} and {@code local}.
      */
     public void requireStartable(WindowId window, Instant now) {
+        requireStartable(window, now, EnvVars.WINDOW_HORIZON_DAYS);
+    }
+
+    /** As {@link #requireStartable(WindowId, Instant)}, naming the setting that sets the horizon where it is set (a flag, on a command line). */
+    public void requireStartable(WindowId window, Instant now, String horizonSetting) {
         Instant start = windowStart(window);
         if (now.isBefore(start)) {
             throw new InvalidInput("window", window + " cannot start before its window start " + start
@@ -155,7 +161,7 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         LocalDate today = now.atZone(zone).toLocalDate();
         if (window.date().isBefore(today.minusDays(horizonDays))) {
             throw new InvalidInput("window", window + " is more than " + horizonDays + " days back (today is " + today
-                    + "); raise " + EnvVars.WINDOW_HORIZON_DAYS + " to start it");
+                    + "); raise " + horizonSetting + " to start it");
         }
     }
 

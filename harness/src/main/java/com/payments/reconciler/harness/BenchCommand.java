@@ -32,7 +32,10 @@ import picocli.CommandLine.Spec;
                 + "lease item's contention with K fence replicas, and capacity: a night at the provider's quota "
                 + "(utilisation, 429 share, requests over the concurrency limit) and the recovery of a backlog "
                 + BenchCommand.BACKLOG_FACTOR + "× its budget; ingestion: events per second through the local queue and "
-                + "IngestEvents, DynamoDB and SQS requests per event. Prints one table (or --json).")
+                + "IngestEvents, DynamoDB and SQS requests per event. Prints one table (or --json).",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every measured run completed as expected", "1:a measured run did not complete (failed, or decided or delivered fewer than expected)",
+                "2:bad usage or input: a flag's value (nothing was started)"})
 final class BenchCommand implements Callable<Integer> {
 
     static final int MIN_SIZE = 100;

@@ -18,7 +18,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code bin/reconciler chaos}: the fault campaign; {@code --mutant} runs it with a deliberate defect the checks must catch. */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
-        description = "Run randomized fault schedules through the full local pipeline and check I1-I5 from the stored state after each.")
+        description = "Run randomized fault schedules through the full local pipeline and check I1-I5 from the stored state after each.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every schedule ended with I1-I5 true", "1:a violation (what a --mutant must cause) or a schedule that could not be run",
+                "2:bad usage or input: a flag's value, an unwritable --dump-state (nothing was started or written)"})
 final class ChaosCommand implements Callable<Integer> {
 
     static final String DEFAULT_FAULTS = "ddb-conflict=0.15,ddb-throttle=0.02,ddb-lost-response=0.02";
@@ -76,9 +79,10 @@ final class ChaosCommand implements Callable<Integer> {
         }
         Mutant mutant = unfenced ? Mutant.NO_LEASE_CHECK : mutantName == null ? null : Mutant.fromCliName(mutantName);
         if (schedules < 1 || schedules > MAX_SCHEDULES) {
-            throw new IllegalArgumentException("--schedules must be from 1 to " + MAX_SCHEDULES + ", was " + schedules);
+            throw new IllegalArgumentException("--schedules: must be an integer from 1 to " + MAX_SCHEDULES + ", was " + schedules);
         }
         FaultSpec rates = dynamoRates(faults);
+        OutputDirectory.requireWritable(dumpState, "--dump-state");
         PrintWriter console = json ? spec.commandLine().getErr() : out;
         ChaosCampaign campaign = new ChaosCampaign(workDir, mutant, rates, dumpState, line -> {
             console.println(line);

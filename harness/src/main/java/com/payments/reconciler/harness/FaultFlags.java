@@ -16,12 +16,8 @@ final class FaultFlags {
     }
 
     static LocalCommand.LocalFaults parse(String text, long seed) {
-        FaultSpec spec;
-        try {
-            spec = FaultSpec.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--faults: " + e.getMessage(), e);
-        }
+        // FaultSpec's messages name --faults already.
+        FaultSpec spec = FaultSpec.parse(text);
         List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> dynamo = spec.anyDynamoFaults()
                 ? List.of(dynamoFaults(spec, seed)) : List.of();
         ProviderFaults provider = new ProviderFaults(spec.providerDrop(), spec.provider5xx(), spec.providerSlow(), PROVIDER_SLOW_DELAY, seed,

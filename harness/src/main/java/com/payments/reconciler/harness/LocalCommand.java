@@ -3,10 +3,13 @@ package com.payments.reconciler.harness;
 import com.payments.reconciler.cli.WindowOptions;
 import com.payments.reconciler.cli.ExitCodes;
 
+import com.payments.reconciler.harness.ingest.EventOutcomes;
+import com.payments.reconciler.harness.ingest.EventsFile;
 import com.payments.reconciler.harness.local.LocalPipeline;
 import com.payments.reconciler.harness.local.LocalRun;
 import com.payments.reconciler.harness.local.SyntheticData;
 import com.payments.reconciler.harness.report.RunReport;
+import com.payments.reconciler.harness.report.WouldRelease;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
@@ -28,16 +31,26 @@ import picocli.CommandLine.Spec;
 /** {@code bin/reconciler local}: the main job on embedded defaults (docs/design.md §12). */
 @Command(name = "local", mixinStandardHelpOptions = true,
         description = "Run one nightly window end to end on the local engines (moto's DynamoDB and Step Functions, "
-                + "each function of the synthesised stack in Lambda sandboxes of its own, a simulated provider).")
+                + "each function of the synthesised stack in Lambda sandboxes of its own, a simulated provider).",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:the night SUCCEEDED with I1-I5 true", "1:the night failed, was superseded or broke an invariant",
+                "2:bad usage or input: a flag's value, a window not yet started, an unreadable or malformed --events file, "
+                        + "an unwritable --dump-state (nothing was started or written)"})
 final class LocalCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", paramLabel = "YYYY-MM-DD", description = "The window (default: the latest whose window start has passed, in the schedule zone).")
+    @Option(names = "--window", paramLabel = "YYYY-MM-DD", description = "The window: the date of the night to run, YYYY-MM-DD "
+            + "(default: the latest whose window start has passed, in the schedule zone); with --events, the night that decides on them.")
     String window;
 
-    @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations (default: ${DEFAULT-VALUE}).")
+    @Option(names = EventsFile.FLAG, paramLabel = "FILE", description = "Your own events instead of synthetic data: JSON lines, one event "
+            + "of docs/integration.md per line, published through the same queue and IngestEvents; the night decides on exactly these. "
+            + "With --dump-state, DIR/" + EventOutcomes.FILE + " gives each event's outcome (accepted, duplicate, refused and why; never a refused event's body).")
+    Path events;
+
+    @Option(names = "--authorisations", paramLabel = "N", defaultValue = "10000", description = "Synthetic authorisations, 0 to 1000000 (default: ${DEFAULT-VALUE}; not with --events).")
     int authorisations;
 
     @Option(names = "--settled-fraction", paramLabel = "F", defaultValue = "0.1",
@@ -50,13 +63,15 @@ final class LocalCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print exactly the report object on stdout; everything else goes to stderr.")
     boolean json;
 
-    @Option(names = "--dump-state", paramLabel = "DIR", description = "Write tables.jsonl and provider-effects.jsonl into DIR.")
+    @Option(names = "--dump-state", paramLabel = "DIR", description = "Write tables.jsonl and provider-effects.jsonl into DIR (created if "
+            + "missing; checked before any work); with --events also " + EventOutcomes.FILE + ", with --dry-run " + WouldRelease.FILE + ".")
     Path dumpState;
 
     @Option(names = "--faults", paramLabel = "SPEC", description = "Injected faults, e.g. ddb-conflict=0.05,ddb-lost-response=0.02,provider-drop=0.1,provider-5xx=0.05")
     String faults;
 
-    @Option(names = "--dry-run", description = "Decide, write nothing, list what would be released.")
+    @Option(names = "--dry-run", description = "Decide and change no business data; the report counts what would be released "
+            + "(counts.wouldRelease) and --dump-state lists it in DIR/" + WouldRelease.FILE + " (id, authorisedAt, amount, currency).")
     boolean dryRun;
 
     @Option(names = "--engine", paramLabel = "ENGINE", description = "lambda-sandboxes: each function of the synthesised stack "
@@ -89,12 +104,13 @@ final class LocalCommand implements Callable<Integer> {
         WindowConfig config = windowOptions.config(dryRun);
         Instant now = Clock.systemUTC().instant();
         WindowId windowId = window == null ? config.latestStartedWindow(now) : WindowId.parse(window, "--window");
-        config.requireStartable(windowId, now);
+        WindowOptions.requireStartable(config, windowId, now);
         LocalRun.Scenario chosen = scenario(scenario);
         if (authorisations > 1_000_000) {
-            throw new IllegalArgumentException("--authorisations must be from 0 to 1000000, was " + authorisations);
+            throw new IllegalArgumentException("--authorisations: must be an integer from 0 to 1000000, was " + authorisations);
         }
         LocalFaults parsed = LocalFaults.parse(faults, seed);
+        Optional<EventsFile> ownEvents = ownEvents();
         boolean needsInProcess = chosen == LocalRun.Scenario.FAILOVER || !parsed.dynamo().isEmpty();
         LocalPipeline.Hosting hosting = switch (engine == null ? (needsInProcess ? "in-process" : "lambda-sandboxes") : engine) {
             case "lambda-sandboxes" -> LocalPipeline.Hosting.sandboxes();
@@ -103,7 +119,9 @@ final class LocalCommand implements Callable<Integer> {
         };
         LocalRun.Options options = new LocalRun.Options(windowId, config,
                 new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
-                workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency));
+                workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency), ownEvents);
+        // Last of the checks, the only one that touches the disk: nothing is created for a command line refused otherwise.
+        OutputDirectory.requireWritable(dumpState, "--dump-state");
         LocalRun.Outcome outcome = new LocalRun(options, line -> {
             console.println(line);
             console.flush();
@@ -112,11 +130,25 @@ final class LocalCommand implements Callable<Integer> {
         if (json) {
             out.println(Json.mapper().writeValueAsString(report));
         } else {
-            printSummary(out, report);
+            printSummary(out, report, dryRun);
         }
         out.flush();
         boolean ok = report.invariantsHold() && ("SUCCEEDED".equals(report.execution().status()));
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    /** {@code --events FILE}, read whole; the synthetic data's flags mean nothing beside it. */
+    private Optional<EventsFile> ownEvents() {
+        if (events == null) {
+            return Optional.empty();
+        }
+        for (String synthetic : List.of("--authorisations", "--settled-fraction")) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(synthetic)) {
+                throw new IllegalArgumentException(synthetic + ": shapes the synthetic data; with " + EventsFile.FLAG
+                        + " the night decides on the file's events only (give one or the other)");
+            }
+        }
+        return Optional.of(EventsFile.read(events));
     }
 
     /** {@code --provider-quota} and {@code --provider-concurrency}, checked by the quota's own rule (exit 2 on a bad value). */
@@ -147,7 +179,7 @@ final class LocalCommand implements Callable<Integer> {
         };
     }
 
-    private static void printSummary(PrintWriter out, RunReport r) {
+    private static void printSummary(PrintWriter out, RunReport r, boolean dryRun) {
         out.println();
         out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
                 r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
@@ -167,6 +199,9 @@ final class LocalCommand implements Callable<Integer> {
         row(out, "delivered", r.counts().delivered());
         row(out, "delivery attempts", r.counts().deliveryAttempts());
         row(out, "left for the next run", r.counts().backlogLeft());
+        if (dryRun) {
+            row(out, "would release (dry run)", r.counts().wouldRelease());
+        }
         row(out, "provider 429 answers", r.provider().answers429());
         row(out, "provider quota refusals", r.provider().quotaViolations());
         out.println("├──────────────────────────┼────────────┤");

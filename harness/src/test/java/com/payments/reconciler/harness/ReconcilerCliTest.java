@@ -67,7 +67,8 @@ class ReconcilerCliTest {
         assertThat(fieldNames(report.get("ingestion"))).containsExactly("published", "accepted", "duplicates", "rejected",
                 "deadLettered", "receives", "invocations");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
-                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "cancelledEnded", "quarantined", "escalated", "backlogLeft");
+                "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "cancelledEnded", "quarantined", "escalated", "backlogLeft",
+                "wouldRelease");
         assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",
                 "throttledSeconds", "peakConcurrent");
         assertThat(report.at("/counts/backlogLeft").asLong()).isZero();

@@ -64,6 +64,12 @@ public final class LocalIngestQueue implements AutoCloseable {
 
     /** Publishes each body as one message; returns how many were sent. */
     public int publish(List<String> bodies) {
+        return publishReturningIds(bodies).size();
+    }
+
+    /** Publishes each body as one message; returns their message ids, in the bodies' order. */
+    public List<String> publishReturningIds(List<String> bodies) {
+        List<String> ids = new ArrayList<>(bodies.size());
         for (int from = 0; from < bodies.size(); from += SEND_BATCH) {
             List<SendMessageBatchRequestEntry> entries = new ArrayList<>();
             for (int i = from; i < Math.min(bodies.size(), from + SEND_BATCH); i++) {
@@ -74,8 +80,11 @@ public final class LocalIngestQueue implements AutoCloseable {
                 throw new IllegalStateException("the local queue refused " + response.failed().size() + " messages: "
                         + response.failed().getFirst().message());
             }
+            String[] sent = new String[entries.size()];
+            response.successful().forEach(ok -> sent[Integer.parseInt(ok.id())] = ok.messageId());
+            ids.addAll(List.of(sent));
         }
-        return bodies.size();
+        return ids;
     }
 
     /** Messages waiting or in flight (received, neither deleted nor visible again). */

@@ -55,21 +55,39 @@ public final class PlatformFeed {
      * @param after reads the tables once the queue is drained
      */
     public Tally feed(List<String> bodies, long before, java.util.function.Supplier<StoreSnapshot> after) {
+        return feedRecorded(bodies, before, after).tally();
+    }
+
+    /**
+     * What became of each message, for a per-event account ({@link EventOutcomes}).
+     *
+     * @param messageIds each body's message id, in the bodies' order
+     * @param refused the messages the function reported and that were never deleted
+     */
+    public record Recorded(Tally tally, List<String> messageIds, java.util.Set<String> refused) {
+    }
+
+    /** As {@link #feed}, keeping each body's message id and the ones refused. */
+    public Recorded feedRecorded(List<String> bodies, long before, java.util.function.Supplier<StoreSnapshot> after) {
+        List<String> messageIds = new java.util.ArrayList<>(bodies.size());
+        java.util.Set<String> refused = new java.util.HashSet<>();
         long deadBefore = queue.deadLettered();
         long deleted = 0;
         long receives = 0;
         long invocations = 0;
         long rejected = 0;
         for (int from = 0; from < bodies.size(); from += PUBLISH_WINDOW) {
-            queue.publish(bodies.subList(from, Math.min(bodies.size(), from + PUBLISH_WINDOW)));
+            messageIds.addAll(queue.publishReturningIds(bodies.subList(from, Math.min(bodies.size(), from + PUBLISH_WINDOW))));
             LocalEventSourceMapping.Drained drained = mapping.drain(DRAIN_LIMIT);
             deleted += drained.deleted();
             receives += drained.receives();
             invocations += drained.invocations();
             rejected += drained.reportedNeverDeleted().size();
+            refused.addAll(drained.reportedNeverDeleted());
         }
         long accepted = appliedEvents(after.get()) - before;
-        return new Tally(bodies.size(), accepted, deleted - accepted, rejected, queue.deadLettered() - deadBefore, receives, invocations);
+        return new Recorded(new Tally(bodies.size(), accepted, deleted - accepted, rejected, queue.deadLettered() - deadBefore, receives, invocations),
+                List.copyOf(messageIds), java.util.Set.copyOf(refused));
     }
 
     /** The events whose write is on the items: each ingestion write stores its event's id (docs/integration.md). */

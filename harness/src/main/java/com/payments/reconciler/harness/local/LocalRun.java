@@ -10,15 +10,20 @@ import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.harness.aws.AwsCallRecorder;
 import com.payments.reconciler.harness.aws.SynthesizedTemplate;
+import com.payments.reconciler.harness.ingest.EventOutcomes;
+import com.payments.reconciler.harness.ingest.EventsFile;
 import com.payments.reconciler.harness.ingest.LocalIngestQueue;
 import com.payments.reconciler.harness.ingest.MappingSpec;
 import com.payments.reconciler.harness.ingest.PlatformFeed;
 import com.payments.reconciler.harness.report.RunReport;
 import com.payments.reconciler.harness.report.StateDump;
+import com.payments.reconciler.harness.report.WouldRelease;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.reconcile.Candidate;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
@@ -41,9 +46,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -65,11 +72,21 @@ public final class LocalRun {
      * @param hosting how the functions run (sandboxes from the synthesised template, or in this JVM)
      * @param providerQuota a quota the simulated provider enforces and the night is configured with; empty: the
      *                      stack's configured quota, not enforced by the provider
+     * @param events a person's own events (local --events): published instead of the synthetic data, which is then unused
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
                           Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
                           ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
-                          Optional<ProviderQuota> providerQuota) {
+                          Optional<ProviderQuota> providerQuota, Optional<EventsFile> events) {
+
+        /** A night on the synthetic data. */
+        public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario, Optional<Path> dumpState, Path workDir,
+                       List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults, boolean fastRetries,
+                       LocalPipeline.Hosting hosting, Optional<ProviderQuota> providerQuota) {
+            this(window, config, data, scenario, dumpState, workDir, dynamoFaults, providerFaults, fastRetries, hosting, providerQuota,
+                    Optional.empty());
+        }
+
         public Options {
             dynamoFaults = List.copyOf(dynamoFaults);
             if (hosting instanceof LocalPipeline.Sandboxes && (scenario == Scenario.FAILOVER || !dynamoFaults.isEmpty())) {
@@ -118,18 +135,38 @@ public final class LocalRun {
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
                     + " minus grace " + input.gracePeriod() + "), " + input.shards() + " shards" + (input.dryRun() ? ", DRY RUN" : ""));
             // The card platform's side: the data as events, through the ingestion queue and the real IngestEvents.
-            SyntheticEvents events = options.data().events(input.cutoff());
-            SyntheticData.Expected expected = events.expected();
+            SyntheticData.Expected expected;
             PlatformFeed.Tally ingestion;
+            List<EventOutcomes.Entry> perEvent = List.of();
             try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
-                ingestion = new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall).feed(events.bodies(), 0,
-                        () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+                PlatformFeed feed = new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall);
+                if (options.events().isPresent()) {
+                    // A person's own events: the night decides on exactly these, no synthetic data.
+                    EventsFile file = options.events().get();
+                    PlatformFeed.Recorded recorded = feed.feedRecorded(file.bodies(), 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+                    ingestion = recorded.tally();
+                    StoreSnapshot ingested = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
+                    perEvent = EventOutcomes.of(file, recorded.messageIds(), recorded.refused(), EventOutcomes.appliedEventIds(ingested));
+                    expected = expectedFrom(ingested, input.cutoff());
+                    var counts = EventOutcomes.counts(perEvent);
+                    console.accept("events of " + file.file() + ": " + file.lines().size() + " lines: " + counts.get(EventOutcomes.Outcome.ACCEPTED)
+                            + " accepted, " + counts.get(EventOutcomes.Outcome.DUPLICATE) + " duplicate, " + counts.get(EventOutcomes.Outcome.REFUSED)
+                            + " refused" + (options.dumpState().isPresent() ? " (each in " + EventOutcomes.FILE + ")" : ""));
+                } else {
+                    SyntheticEvents events = options.data().events(input.cutoff());
+                    expected = events.expected();
+                    ingestion = feed.feed(events.bodies(), 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+                    console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
+                            + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");
+                }
             }
             console.accept("ingested " + ingestion.published() + " events through the queue and IngestEvents (" + ingestion.invocations()
                     + " invocations): " + ingestion.accepted() + " accepted, " + ingestion.duplicates() + " duplicates, "
                     + ingestion.rejected() + " rejected, " + ingestion.deadLettered() + " dead-lettered");
-            console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
-                    + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");
+            if (options.events().isPresent()) {
+                console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " pending and older than the cutoff ("
+                        + expected.dueAndSettled() + " of them settled), " + expected.young() + " others (younger, voided or expired)");
+            }
             pipeline.writeLog().clear();
             requests.reset();
             pipeline.awsCalls().ifPresent(AwsCallRecorder::clear);
@@ -158,12 +195,26 @@ public final class LocalRun {
                     : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last));
             InvariantAudit.Report audit = evidence.audit(completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
+            List<WouldRelease.Entry> wouldRelease = input.dryRun() ? WouldRelease.from(snapshot, input.cutoff()) : List.of();
+            long nightsCount = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode()).path("reconcile").path("wouldRelease").asLong();
+            if (input.dryRun() && nightsCount != wouldRelease.size()) {
+                console.accept("DRY RUN MISMATCH: the night counted " + nightsCount + " releases it would request; the tables imply " + wouldRelease.size());
+            }
+            List<EventOutcomes.Entry> eventLines = perEvent;
             options.dumpState().ifPresent(dir -> {
                 StateDump.write(dir, snapshot, effects);
                 console.accept("state dumped to " + dir.resolve(StateDump.TABLES) + " and " + dir.resolve(StateDump.PROVIDER_EFFECTS));
+                if (options.events().isPresent()) {
+                    EventOutcomes.write(dir, eventLines);
+                    console.accept("each event's outcome in " + dir.resolve(EventOutcomes.FILE));
+                }
+                if (input.dryRun()) {
+                    WouldRelease.write(dir, wouldRelease);
+                    console.accept("what the dry run would release in " + dir.resolve(WouldRelease.FILE));
+                }
             });
             RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit,
-                    OutboxTally.of(snapshot, options.window().toString()), ingestion);
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size());
             return new Outcome(report, List.copyOf(followed), expected, audit);
         }
     }
@@ -296,7 +347,8 @@ public final class LocalRun {
 
     private RunReport report(ExecutionFollower.Followed last, int suppressed, SyntheticData.Expected expected,
                              List<ExecutionFollower.Followed> followed, LocalPipeline pipeline, RequestCounter requests,
-                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox, PlatformFeed.Tally ingestion) {
+                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox, PlatformFeed.Tally ingestion,
+                             long wouldRelease) {
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
         JsonNode reconcile = summary.path("reconcile");
         long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
@@ -312,11 +364,35 @@ public final class LocalRun {
                 new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
                         reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
-                        summary.path("delivery").path("backlogLeft").asLong()),
+                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
                         ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()));
+    }
+
+    /**
+     * What a person's own events imply, read from the tables once they are ingested: the authorisations, those the
+     * night will find (pending and authorised before the cutoff) and how many of those have a settlement.
+     */
+    static SyntheticData.Expected expectedFrom(StoreSnapshot ingested, Instant cutoff) {
+        Set<String> settled = new HashSet<>();
+        ingested.of(Settlements.SCHEMA)
+                .forEach(s -> settled.add(s.get(Settlements.AUTHORISATION_ID).s()));
+        int authorisations = 0;
+        int due = 0;
+        int dueAndSettled = 0;
+        for (var item : ingested.of(Authorisations.SCHEMA)) {
+            authorisations++;
+            var at = item.get(Authorisations.AUTHORISED_AT);
+            boolean pending = item.containsKey(Authorisations.PENDING_SHARD);
+            if (pending && at != null && at.n() != null && Long.parseLong(at.n()) < cutoff.toEpochMilli()) {
+                due++;
+                String id = item.get(Authorisations.AUTHORISATION_ID).s();
+                dueAndSettled += settled.contains(id) ? 1 : 0;
+            }
+        }
+        return new SyntheticData.Expected(authorisations, due, dueAndSettled, authorisations - due);
     }
 
     /** What the run's summary says it left PENDING for the next run (the audit checks it against the tables). */

@@ -22,10 +22,12 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param quarantined commands parked because the provider answered outside its contract
      * @param escalated commands parked because they outlived automatic delivery
      * @param backlogLeft commands the night left PENDING for the next run (its budget could not fit them at the quota)
+     * @param wouldRelease a dry run: the authorisations it would release, as the unchanged tables imply them (0 otherwise)
      */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
                          long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
-                         long cancelledSettled, long cancelledEnded, long quarantined, long escalated, long backlogLeft) {
+                         long cancelledSettled, long cancelledEnded, long quarantined, long escalated, long backlogLeft,
+                         long wouldRelease) {
     }
 
     /**

@@ -132,7 +132,24 @@ class BadInputTableTest {
                 {"local --authorisations -1", "--authorisations"}, {"local --settled-fraction 1.5", "--settled-fraction"},
                 {"local --settled-fraction x", "--settled-fraction"}, {"local --scenario chaos-monkey", "--scenario"},
                 {"local --window 2026-13-01", "--window"}, {"local --window tomorrow", "--window"}, {"local --window 2020-01-01", "window"},
-                {"local --shards 0", "SHARDS"}, {"local --grace-period 72h", "--grace-period"}, {"local --time-zone Mars/Olympus", "--time-zone"},
+                {"local --shards 0", "--shards: must be an integer from 1 to 64"}, {"local --shards -3", "--shards: must be an integer from 1 to 64, was -3"},
+                {"local --grace-period 72h", "--grace-period: must be an ISO-8601 duration such as PT72H"},
+                {"local --time-zone Mars/Olympus", "--time-zone: must be an IANA time zone"},
+                {"local --schedule-time 25:00", "--schedule-time: must be a time of day HH:mm"}, {"local --horizon-days 0", "--horizon-days"},
+                {"local --window " + java.time.LocalDate.now(java.time.ZoneOffset.UTC).minusDays(40), "raise --horizon-days"},
+                {"local --seed abc", "--seed: must be an integer, was 'abc'"}, {"local --authorisations many", "--authorisations: must be an integer"},
+                {"local --faults ddb-conflict=2", "--faults: ddb-conflict must be from 0 to 1"},
+                {"local --dump-state /proc/nope", "--dump-state: cannot write to /proc/nope"},
+                {"local --dump-state " + BUILD.resolve("bad-input-cli-dump-" + UUID.randomUUID()) + " --shards 0", "--shards"},
+                {"local --events " + BUILD.resolve("no-such-events.jsonl"), "--events: " + BUILD.resolve("no-such-events.jsonl") + " is not a readable file"},
+                {"local --events " + eventsFile("not-json", "{\"version\":1}", "", "not json at all") + " --dump-state "
+                        + BUILD.resolve("bad-input-cli-dump-" + UUID.randomUUID()), "line 3 is not a JSON object"},
+                {"local --events " + eventsFile("array", "[1,2]"), "line 1 is not a JSON object"},
+                {"local --events " + eventsFile("two-objects", "{} {}"), "line 1 is not a JSON object"},
+                {"local --events " + eventsFile("empty", "", " "), "holds no events"},
+                {"local --events " + eventsFile("good", "{}") + " --authorisations 5", "--authorisations: shapes the synthetic data"},
+                {"chaos --dump-state /proc/nope", "--dump-state: cannot write to /proc/nope"},
+                {"bench --seed abc", "--seed: must be an integer"}, {"bench --sizes 10,x", "--sizes: must be an integer"},
                 {"local --no-such-flag", "--no-such-flag"}, {"local --faults ddb-conflict=x", "--faults"},
                 {"local --faults ddb-conflict=0.6,ddb-throttle=0.6", "--faults"},
                 {"chaos --schedules 0", "--schedules"}, {"chaos --schedules many", "--schedules"}, {"chaos --seed abc", "--seed"},
@@ -259,7 +276,7 @@ class BadInputTableTest {
     String cli(String commandLine) {
         Path workDir = BUILD.resolve("bad-input-cli-" + UUID.randomUUID());
         List<String> args = new ArrayList<>(List.of(commandLine.split(" ")));
-        if (args.getFirst().equals("local") || args.getFirst().equals("chaos")) {
+        if (args.getFirst().equals("local") || args.getFirst().equals("chaos") || args.getFirst().equals("bench")) {
             args.addAll(List.of("--work-dir", workDir.toString()));
         }
         StringWriter out = new StringWriter();
@@ -268,7 +285,48 @@ class BadInputTableTest {
         assertThat(exit).as(out + "" + err).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(out.toString()).as("nothing reported as done").isEmpty();
         assertThat(Files.exists(workDir)).as("no engine started in " + workDir).isFalse();
+        int dump = args.indexOf("--dump-state");
+        if (dump >= 0) {
+            assertThat(Path.of(args.get(dump + 1))).as("no state dump directory created").doesNotExist();
+        }
+        assertThat(messageProblems(err.toString(), USAGE_ROWS.stream().anyMatch(commandLine::startsWith))).isEmpty();
         return err.toString();
+    }
+
+    /** Rows whose error is followed by the usage text: an unknown flag or a missing argument. */
+    static final List<String> USAGE_ROWS = List.of("local --no-such-flag", "start --window 2026-12-01", "frobnicate");
+    /** A Java exception's name or a package-qualified class in a message: what a person cannot act on. */
+    static final java.util.regex.Pattern EXCEPTION_TEXT =
+            java.util.regex.Pattern.compile("[A-Z]\\w*(Exception|Error)\\b|\\b(java|javax|picocli|software\\.amazon)\\.[a-z]");
+
+    /** One line naming the problem, no exception text, the usage text only where it helps (as cli's OperatorBadUsageTest). */
+    static List<String> messageProblems(String err, boolean usageExpected) {
+        List<String> problems = new ArrayList<>();
+        String first = err.lines().findFirst().orElse("");
+        if (!first.startsWith("error: ")) {
+            problems.add("the first line is not the error: " + first);
+        }
+        if (EXCEPTION_TEXT.matcher(first).find()) {
+            problems.add("exception text in the message: " + first);
+        }
+        if (usageExpected != err.contains("Usage: ")) {
+            problems.add(usageExpected ? "no usage after an unknown flag or a missing argument" : "the usage text follows a bad value");
+        }
+        if (!usageExpected && err.lines().count() != 1) {
+            problems.add("not one line but " + err.lines().count());
+        }
+        return problems;
+    }
+
+    /** An events file under the build directory with these lines. */
+    static String eventsFile(String name, String... lines) {
+        try {
+            Path file = BUILD.resolve("bad-events-" + name + "-" + UUID.randomUUID() + ".jsonl");
+            Files.write(file, List.of(lines), StandardCharsets.UTF_8);
+            return file.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Loads a good and a spoiled authorisation, runs the whole window; returns how the finder refused the bad one. */
