@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -45,12 +44,15 @@ final class CommandSender {
     private final Map<String, String> logContext;
     private final int shard;
     private final DeliveryFailures failures;
-    /** Whether the call's lease allows a request to leave now ({@link LeaseRenewals#allowsRequest()}). */
-    private final BooleanSupplier leaseAllowsRequest;
+    /** Whether the call's lease allows a request to leave now ({@link LeaseRenewals}). */
+    private final RequestLease lease;
     private final FreshFacts facts;
     private final Clock clock;
     /** Where final answers and quarantines go to be marked. */
     private final Consumer<DeliveryMark> marks;
+    /** Tries to have the lease and the command's facts both fresh before a request, before the call stops sending. */
+    private static final int SEND_CHECKS = 3;
+
     /** Rates this call's answers outside the contract against its answers: sparse ones park, most of them stop the call. */
     private final ContractBreaker breaker = new ContractBreaker();
     private final AtomicLong requests = new AtomicLong();
@@ -60,7 +62,7 @@ final class CommandSender {
 
     CommandSender(OperationGuard guard, ProviderClient provider, Backoff providerRetry, Backoff.Pause pause,
                   SendingRate rate, Deadline deadline, Context context, Map<String, String> logContext, int shard,
-                  DeliveryFailures failures, BooleanSupplier leaseAllowsRequest, FreshFacts facts, Clock clock, Consumer<DeliveryMark> marks) {
+                  DeliveryFailures failures, RequestLease lease, FreshFacts facts, Clock clock, Consumer<DeliveryMark> marks) {
         this.guard = guard;
         this.provider = provider;
         this.providerRetry = providerRetry;
@@ -71,7 +73,7 @@ final class CommandSender {
         this.logContext = logContext;
         this.shard = shard;
         this.failures = failures;
-        this.leaseAllowsRequest = leaseAllowsRequest;
+        this.lease = lease;
         this.facts = facts;
         this.clock = clock;
         this.marks = marks;
@@ -197,12 +199,22 @@ final class CommandSender {
      * between the round's read and its first request as well as between two requests.
      */
     private void mayStillSend(PendingCommand command) {
-        if (!leaseAllowsRequest.getAsBoolean() || failures.superseded()) {
-            throw new Stopped("the call no longer holds the lease, or may not hold it by the time the request is answered");
-        }
-        DeliveryDecision decision = DeliveryDecision.atTheCall(facts.of(command), clock.instant());
-        if (!(decision instanceof DeliveryDecision.Deliver)) {
-            throw new NotSent(decision);
+        for (int check = 1; ; check++) {
+            if (!lease.allowsRequest() || failures.superseded()) {
+                throw new Stopped("the call no longer holds the lease, or may not hold it by the time the request is answered");
+            }
+            DeliveryDecision decision = DeliveryDecision.atTheCall(facts.of(command), clock.instant());
+            if (!(decision instanceof DeliveryDecision.Deliver)) {
+                throw new NotSent(decision);
+            }
+            // The read may have waited (another thread's read, DynamoDB's retries): the request leaves only if the lease,
+            // as known now and with no further round trip, still outlives it by the margin.
+            if (lease.stillAllowsRequest()) {
+                return;
+            }
+            if (check == SEND_CHECKS) {
+                throw new Stopped("the command's facts could not be read inside the lease's send margin (" + check + " tries)");
+            }
         }
     }
 

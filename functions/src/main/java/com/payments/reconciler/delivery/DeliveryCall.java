@@ -72,7 +72,7 @@ final class DeliveryCall {
         plan = request.batch().plan() != null ? request.batch().plan() : planShard();
         rate = new SendingRate(share, clock, Instant.ofEpochMilli(plan.resumeAt()), plan.throttledSinceAnswerMillis());
         sender = new CommandSender(services.guard(), services.provider(), services.providerRetry(), services.pacing().pause(),
-                rate, deadline, context, logContext, request.shard(), failures, renewals::allowsRequest, facts, clock, marks::add);
+                rate, deadline, context, logContext, request.shard(), failures, renewals, facts, clock, marks::add);
         boolean exhausted = false;
         try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
             try {

@@ -15,7 +15,7 @@ import java.time.Instant;
  * provider request a delivery thread asks {@link #allowsRequest()}: the lease as last renewed must outlive the request
  * by {@link Timing#LEASE_SEND_MARGIN}, or be renewed first.
  */
-final class LeaseRenewals {
+final class LeaseRenewals implements RequestLease {
 
     private final LeaseStore leases;
     private final LeaseToken lease;
@@ -58,12 +58,13 @@ final class LeaseRenewals {
      * {@link Timing#LEASE_SEND_MARGIN}. Closer than that (the call was paused or frozen) it renews first; a refused
      * renewal halts the call (the takeover is recorded in its failures) and nothing is sent.
      */
-    synchronized boolean allowsRequest() {
+    @Override
+    public synchronized boolean allowsRequest() {
+        if (stillAllowsRequest()) {
+            return true;
+        }
         if (failures.superseded()) {
             return false;
-        }
-        if (clock.instant().isBefore(expiresAt.minus(Timing.LEASE_SEND_MARGIN))) {
-            return true;
         }
         try {
             renew();
@@ -71,6 +72,11 @@ final class LeaseRenewals {
             failures.add(e);
             return false;
         }
-        return clock.instant().isBefore(expiresAt.minus(Timing.LEASE_SEND_MARGIN));
+        return stillAllowsRequest();
+    }
+
+    @Override
+    public boolean stillAllowsRequest() {
+        return !failures.superseded() && clock.instant().isBefore(expiresAt.minus(Timing.LEASE_SEND_MARGIN));
     }
 }

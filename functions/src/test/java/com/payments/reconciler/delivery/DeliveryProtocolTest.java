@@ -245,12 +245,29 @@ class DeliveryProtocolTest {
         return deliver(script, remaining, () -> true, requests -> false);
     }
 
-    /**
-     * @param leaseAllows  what the call's lease check answers before each request
-     * @param settledAfter whether the authorisation is settled once this many requests were made (as a read then sees it)
-     */
     private static Delivery deliver(List<Supplier<ProviderResult>> script, Duration remaining, java.util.function.BooleanSupplier leaseAllows,
                                     java.util.function.IntPredicate settledAfter) {
+        return deliver(script, remaining, clock -> new RequestLease() {
+            @Override
+            public boolean allowsRequest() {
+                return leaseAllows.getAsBoolean();
+            }
+
+            @Override
+            public boolean stillAllowsRequest() {
+                return leaseAllows.getAsBoolean();
+            }
+        }, settledAfter, Duration.ZERO);
+    }
+
+    /**
+     * @param lease        the call's lease as the requests see it, on the delivery's clock
+     * @param settledAfter whether the authorisation is settled once this many requests were made (as a read then sees it)
+     * @param readTakes    how long each facts read takes on the delivery's clock
+     */
+    private static Delivery deliver(List<Supplier<ProviderResult>> script, Duration remaining,
+                                    java.util.function.Function<MutableClock, RequestLease> lease,
+                                    java.util.function.IntPredicate settledAfter, Duration readTakes) {
         MutableClock clock = new MutableClock(NOW);
         java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
         Deque<Supplier<ProviderResult>> answers = new ArrayDeque<>(script);
@@ -279,13 +296,15 @@ class DeliveryProtocolTest {
         DeliveryFailures failures = new DeliveryFailures();
         List<DeliveryMark> marks = new ArrayList<>();
         FreshFacts facts = new FreshFacts(ids -> {
+            Instant readStarted = clock.instant();
+            clock.advance(readTakes);
             Map<String, AuthorisationFacts> read = new java.util.HashMap<>();
             ids.forEach(id -> read.put(id, new AuthorisationFacts(settledAfter.test(asked.get())
-                    ? Optional.of(new AuthorisationFacts.Settlement(Optional.of(SETTLED_AT))) : Optional.empty(), Optional.empty(), clock.instant())));
+                    ? Optional.of(new AuthorisationFacts.Settlement(Optional.of(SETTLED_AT))) : Optional.empty(), Optional.empty(), readStarted)));
             return read;
         }, clock, Timing.FACTS_MAX_AGE);
         CommandSender sender = new CommandSender(passThrough, provider, new Backoff(1, movesTheClock, 6, Duration.ofMillis(1),
-                Duration.ofMillis(5)), movesTheClock, rate, Deadline.of(context), context, Map.of(), SHARD, failures, leaseAllows, facts, clock,
+                Duration.ofMillis(5)), movesTheClock, rate, Deadline.of(context), context, Map.of(), SHARD, failures, lease.apply(clock), facts, clock,
                 marks::add);
 
         sender.deliver(new PendingCommand("release-hold:a-1", "a-1", 100, "EUR", NOW.minusSeconds(3600), NOW.minusSeconds(60)));
@@ -369,5 +388,37 @@ class DeliveryProtocolTest {
     void nothingLeavesOnceTheLeaseNoLongerAllowsARequest() {
         assertThat(deliver(List.of(), Duration.ofHours(1), () -> false, requests -> false))
                 .isEqualTo(new Delivery("none", 0, 0, false, "none"));
+    }
+
+    /**
+     * A facts read (fresh enough) that takes the lease past its send margin: the lease allowed the request before the
+     * read, not after it.
+     * The request must not leave on the first check alone; the lease is checked again, its renewal is refused (another
+     * worker took over), and nothing is sent.
+     */
+    @Test
+    void aFactsReadThatOutlastsTheSendMarginIsFollowedByAnotherLeaseCheck() {
+        Duration slowRead = Timing.FACTS_MAX_AGE.minusSeconds(1);
+        Instant expiresAt = NOW.plus(Timing.LEASE_SEND_MARGIN).plus(slowRead.dividedBy(2));
+        AtomicInteger renewals = new AtomicInteger();
+        java.util.function.Function<MutableClock, RequestLease> takenOverDuringTheRead = clock -> new RequestLease() {
+            @Override
+            public boolean allowsRequest() {
+                if (stillAllowsRequest()) {
+                    return true;
+                }
+                renewals.incrementAndGet();
+                return false;
+            }
+
+            @Override
+            public boolean stillAllowsRequest() {
+                return clock.instant().isBefore(expiresAt.minus(Timing.LEASE_SEND_MARGIN));
+            }
+        };
+
+        assertThat(deliver(List.of(), Duration.ofHours(1), takenOverDuringTheRead, requests -> false, slowRead))
+                .isEqualTo(new Delivery("none", 0, 0, false, "none"));
+        assertThat(renewals).as("the renewal after the read was tried, and refused").hasValue(1);
     }
 }
