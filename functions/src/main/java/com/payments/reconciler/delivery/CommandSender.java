@@ -162,6 +162,7 @@ final class CommandSender {
             if (!wait.isZero()) {
                 pause.pause(wait);
             }
+            provider.prepare();
             mayStillSend(command);
             calls.incrementAndGet();
             ProviderResult answer = provider.release(command);

@@ -28,8 +28,10 @@ import java.util.Optional;
  * id and authorisation, {@code status = RELEASED} with a provider reference; a 409 is a permanent
  * refusal with a code and reason for this operation. 429, and 503 with {@code Retry-After}, are
  * {@link ProviderResult.Throttled}: slow down, wait, retry with the same key. Other 5xx, 408, timeouts and
- * connection errors are {@link ProviderResult.Unavailable}: retry with the same key. A 401 reads the key again once (it
- * may have been rotated) before it is reported. Only ids and status codes appear in messages.
+ * connection errors are {@link ProviderResult.Unavailable}: retry with the same key. A 401 reads the key again (it may
+ * have been rotated): a new key is sent by the next request, which goes through the sender's checks like any other
+ * (so it is also answered {@code Unavailable}); the same key refused again is reported. Only ids and status codes
+ * appear in messages.
  */
 public final class HttpProviderClient implements ProviderClient {
 
@@ -74,13 +76,18 @@ public final class HttpProviderClient implements ProviderClient {
     }
 
     @Override
+    public void prepare() {
+        credentials.apiKey();
+    }
+
+    @Override
     public ProviderResult release(PendingCommand command) {
         HttpResponse<String> response;
+        String key = credentials.current();
         try {
-            response = send(command);
-            if (response.statusCode() == 401) {
-                credentials.refresh();
-                response = send(command);
+            response = send(command, key);
+            if (response.statusCode() == 401 && credentials.replacedAfterRefusal(key)) {
+                return new ProviderResult.Unavailable("provider answered 401: the secret holds a newer API key, which the next request sends");
             }
         } catch (HttpTimeoutException e) {
             return new ProviderResult.Unavailable("no response within " + requestTimeout.toMillis() + " ms");
@@ -93,7 +100,7 @@ public final class HttpProviderClient implements ProviderClient {
         return interpret(command, response);
     }
 
-    private HttpResponse<String> send(PendingCommand command) throws IOException, InterruptedException {
+    private HttpResponse<String> send(PendingCommand command, String key) throws IOException, InterruptedException {
         ObjectNode body = JSON.createObjectNode()
                 .put("authorisationId", command.authorisationId())
                 .put("amountMinor", command.amountMinor())
@@ -101,7 +108,7 @@ public final class HttpProviderClient implements ProviderClient {
                 .put("operationId", command.operationId());
         HttpRequest request = HttpRequest.newBuilder(releaseUri(command.authorisationId()))
                 .timeout(requestTimeout)
-                .header("Authorization", "Bearer " + credentials.apiKey())
+                .header("Authorization", "Bearer " + key)
                 .header(IDEMPOTENCY_KEY, command.operationId())
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json")

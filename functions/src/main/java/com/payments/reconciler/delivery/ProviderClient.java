@@ -13,4 +13,12 @@ public interface ProviderClient {
      * @throws ProviderContractViolation when the answer breaks the provider's contract
      */
     ProviderResult release(PendingCommand command);
+
+    /**
+     * Whatever a request needs that takes a round trip of its own (the API key from its secret), done before the
+     * sender's last checks of the lease and the command's facts, so that nothing slow stands between those checks and
+     * the request.
+     */
+    default void prepare() {
+    }
 }

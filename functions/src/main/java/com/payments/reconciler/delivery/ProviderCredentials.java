@@ -50,7 +50,12 @@ public final class ProviderCredentials {
 
     /** A key that never changes: for the provider client's own tests, which have no Secrets Manager. */
     static ProviderCredentials fixedKey(String apiKey) {
-        return new ProviderCredentials("a fixed key", () -> apiKey, Clock.systemUTC(), Duration.ofDays(365_000));
+        return fromSource("a fixed key", () -> apiKey);
+    }
+
+    /** Keys from {@code source}, read once and again only after a refusal: for tests of a rotation. */
+    static ProviderCredentials fromSource(String description, Supplier<String> source) {
+        return new ProviderCredentials(description, source, Clock.systemUTC(), Duration.ofDays(365_000));
     }
 
     /** The secret named by {@link EnvVars#PROVIDER_SECRET_ID}. */
@@ -73,9 +78,21 @@ public final class ProviderCredentials {
         return cached;
     }
 
-    /** Forgets the cached key (the provider refused it: it may have been rotated). */
-    public synchronized void refresh() {
+    /** The key as cached, read only when there is none: a request's own read, after {@link #apiKey()} refreshed it. */
+    public synchronized String current() {
+        return cached != null ? cached : apiKey();
+    }
+
+    /**
+     * The provider refused {@code refused}: whether the secret now holds another key (it was rotated), read again
+     * unless another request already did. False means the same key would be refused again.
+     */
+    public synchronized boolean replacedAfterRefusal(String refused) {
+        if (cached != null && !cached.equals(refused)) {
+            return true;
+        }
         cached = null;
+        return !apiKey().equals(refused);
     }
 
     @Override

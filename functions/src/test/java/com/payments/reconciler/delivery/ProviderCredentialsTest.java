@@ -41,8 +41,9 @@ class ProviderCredentialsTest {
             assertThat(credentials.apiKey()).as("read again after the TTL").isEqualTo("key-two");
 
             secrets.putSecretValue(b -> b.secretId(name).secretString("{\"apiKey\":\"key-three\"}"));
-            credentials.refresh();
-            assertThat(credentials.apiKey()).as("read again when the provider refused the key").isEqualTo("key-three");
+            assertThat(credentials.replacedAfterRefusal("key-two")).as("read again when the provider refused the key").isTrue();
+            assertThat(credentials.apiKey()).isEqualTo("key-three");
+            assertThat(credentials.replacedAfterRefusal("key-three")).as("the same key again: nothing newer to send").isFalse();
             assertThat(credentials.toString()).contains(name).doesNotContain("key-");
         }
     }
