@@ -138,7 +138,7 @@ public final class Monitoring extends Construct {
                 .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
                 .evaluationPeriods(1)
                 .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build(), false);
+                .build(), Paging.NONE);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
         alarm(config, "DeliveryQuarantined", "The provider answered a hold release outside its contract: the command is QUARANTINED "
                 + "(status and an excerpt of the answer on it). bin/reconciler commands list --status QUARANTINED; after checking with "
@@ -146,14 +146,14 @@ public final class Monitoring extends Construct {
         alarm(config, "DeliveryEscalated", "A hold release stayed PENDING past automatic delivery and is ESCALATED (our idempotency "
                 + "record may be gone): ask the provider whether it released the hold, then bin/reconciler commands requeue --operation-id ID (sent again under the same Idempotency-Key)",
                 emitted(Metrics.DELIVERY_ESCALATED, LambdaFunction.DELIVER_COMMANDS));
-        alarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
+        levelAlarm(config, "ScheduleDeadLetters", "A nightly start could not be delivered to StartWindow (message in the schedule DLQ): "
                 + "start the window by hand with bin/reconciler start --window W", deadLetters);
         IMetric startWindowErrors = functions.function(LambdaFunction.START_WINDOW).metricErrors(sum);
         IMetric startWindowFailures = startWindow.failures().metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
         alarm(config, "StartWindowErrors", "StartWindow returned an error (Lambda retries it twice): its log group names the cause; "
                 + "if the night has not started, see NightNotStarted / StartWindowFailures", startWindowErrors);
-        alarm(config, "StartWindowFailures", "Lambda gave up on a nightly StartWindow event after its retries (record in the "
+        levelAlarm(config, "StartWindowFailures", "Lambda gave up on a nightly StartWindow event after its retries (record in the "
                 + "start-window-failures queue): fix the cause, then bin/reconciler start --window W", startWindowFailures);
         for (LambdaFunction function : LambdaFunction.values()) {
             String why = function == LambdaFunction.INGEST_EVENTS
@@ -185,11 +185,11 @@ public final class Monitoring extends Construct {
                 .datapointsToAlarm(NOT_STARTED_EVALUATION_PERIODS)
                 // No execution means no data point at all: that is the case this alarm exists for.
                 .treatMissingData(TreatMissingData.BREACHING)
-                .build());
+                .build(), Paging.ON_ALARM_AND_OK);
 
         IMetric ingestDeadLetters = ingestion.deadLetterQueue().metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        alarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: refused (malformed, card data, "
+        levelAlarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: refused (malformed, card data, "
                 + "a conflict) or not applied in " + Ingestion.MAX_RECEIVE_COUNT + " receives. IngestEvents' log names the reason by "
                 + "message id (docs/integration.md); nothing of the event was written", ingestDeadLetters);
         IMetric oldest = ingestion.queue().metricApproximateAgeOfOldestMessage(MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
@@ -203,7 +203,7 @@ public final class Monitoring extends Construct {
                 .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
                 .evaluationPeriods(1)
                 .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build());
+                .build(), Paging.ON_ALARM_AND_OK);
         this.dashboard = Dashboard.Builder.create(this, "Dashboard")
                 .dashboardName(config.physicalName("hold-release-reconciler"))
                 .build();
@@ -257,8 +257,18 @@ public final class Monitoring extends Construct {
                 .statistic("Sum").period(PERIOD).build();
     }
 
+    /** An alarm on events (a count per period): it pages when they happen; the next quiet period says nothing. */
     private void alarm(StackConfig config, String id, String description, IMetric metric) {
-        register(Alarm.Builder.create(this, id)
+        register(countAlarm(config, id, description, metric), Paging.ON_ALARM);
+    }
+
+    /** An alarm on a state that lasts until someone acts (messages waiting in a queue): it also says when it is over. */
+    private void levelAlarm(StackConfig config, String id, String description, IMetric metric) {
+        register(countAlarm(config, id, description, metric), Paging.ON_ALARM_AND_OK);
+    }
+
+    private Alarm countAlarm(StackConfig config, String id, String description, IMetric metric) {
+        return Alarm.Builder.create(this, id)
                 .alarmName(config.physicalName(id))
                 .alarmDescription(description)
                 .metric(metric)
@@ -266,17 +276,21 @@ public final class Monitoring extends Construct {
                 .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
                 .evaluationPeriods(1)
                 .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build());
+                .build();
     }
 
-    private void register(Alarm alarm) {
-        register(alarm, true);
-    }
+    /**
+     * Whom an alarm tells, and when. An OK notice means something only for a state: an alarm on an event count goes
+     * back to OK at the next period without one (missing data is not breaching), whatever became of the failed run,
+     * so an OK notice there would announce a recovery that did not happen.
+     */
+    private enum Paging { NONE, ON_ALARM, ON_ALARM_AND_OK }
 
-    /** A paging alarm notifies the topic when it fires and when it is OK again, so whoever was paged hears it recovered. */
-    private void register(Alarm alarm, boolean pages) {
-        if (pages) {
+    private void register(Alarm alarm, Paging paging) {
+        if (paging != Paging.NONE) {
             alarm.addAlarmAction(new SnsAction(topic));
+        }
+        if (paging == Paging.ON_ALARM_AND_OK) {
             alarm.addOkAction(new SnsAction(topic));
         }
         alarms.add(alarm);

@@ -148,18 +148,27 @@ class FirstDeployTest {
 
     // --- alarms --------------------------------------------------------------------------------------------------
 
-    /** Whoever heard an alarm hears that it recovered: every alarm that pages has the same OK action. */
+    /**
+     * Whoever heard an alarm on a lasting state (messages waiting, a night that did not start) hears that it is over:
+     * those alarms have the paging action as their OK action. An alarm on events (a count per period) has none: it goes
+     * back to OK at the next quiet period whatever became of what paged, and an OK notice would announce a recovery
+     * that did not happen.
+     */
     @Test
-    void everyPagingAlarmAlsoSaysWhenItRecovered() {
-        assertThat(alarmsWithoutRecovery(template.root())).isEmpty();
+    void stateAlarmsSayWhenTheyAreOverAndEventAlarmsDoNot() {
+        assertThat(alarmsWithWrongRecovery(template.root())).isEmpty();
+        assertThat(alarm(template.root(), "test-IngestDeadLetters").path("OKActions")).isNotEmpty();
+        assertThat(alarm(template.root(), "test-ExecutionsFailed").path("OKActions")).isEmpty();
     }
 
     @Test
-    void theRecoveryCheckFailsOnAnAlarmWithoutOkActions() {
+    void theRecoveryCheckFailsOnAStateAlarmWithoutOkActionsAndAnEventAlarmWithThem() {
         JsonNode bad = template.root().deepCopy();
-        String id = alarmId(bad, "test-ExecutionsFailed");
-        ((ObjectNode) bad.path("Resources").path(id).path("Properties")).remove("OKActions");
-        assertThat(alarmsWithoutRecovery(bad)).containsExactly("test-ExecutionsFailed");
+        JsonNode dlq = bad.path("Resources").path(alarmId(bad, "test-IngestDeadLetters")).path("Properties");
+        ((ObjectNode) dlq).remove("OKActions");
+        JsonNode failed = bad.path("Resources").path(alarmId(bad, "test-ExecutionsFailed")).path("Properties");
+        ((ObjectNode) failed).set("OKActions", failed.path("AlarmActions").deepCopy());
+        assertThat(alarmsWithWrongRecovery(bad)).containsExactlyInAnyOrder("test-IngestDeadLetters", "test-ExecutionsFailed");
     }
 
     @Test
@@ -217,12 +226,22 @@ class FirstDeployTest {
         return wrong;
     }
 
-    static List<String> alarmsWithoutRecovery(JsonNode root) {
+    /** The metrics whose alarms describe a lasting state rather than count events. */
+    static final Set<String> STATE_METRICS = Set.of("ApproximateNumberOfMessagesVisible", "ApproximateAgeOfOldestMessage",
+            "ExecutionsStarted");
+
+    /** Paging alarms whose OK actions disagree with their kind: a state alarm without them, an event alarm with them. */
+    static List<String> alarmsWithWrongRecovery(JsonNode root) {
         List<String> wrong = new ArrayList<>();
         root.path("Resources").forEach(r -> {
             if (r.path("Type").asText().equals("AWS::CloudWatch::Alarm")) {
                 JsonNode p = r.path("Properties");
-                if (p.path("AlarmActions").size() > 0 && !p.path("OKActions").equals(p.path("AlarmActions"))) {
+                if (p.path("AlarmActions").isEmpty()) {
+                    return;
+                }
+                boolean state = STATE_METRICS.contains(p.path("MetricName").asText());
+                boolean sayItIsOver = p.path("OKActions").equals(p.path("AlarmActions"));
+                if (state != sayItIsOver) {
                     wrong.add(p.path("AlarmName").asText());
                 }
             }
