@@ -57,13 +57,14 @@ public final class Timing {
     /** A task stops starting new work once less than this remains before its Lambda deadline. */
     public static final Duration DEADLINE_MARGIN = Duration.ofSeconds(20);
 
-    /** Step Functions gives a Task this much longer than the Lambda's own timeout before States.Timeout. */
     /**
      * How long every task waits, at least, for a SnapStart version that is not ready (Inactive after 14 days without an
      * invocation, or recycled) before the night fails at that task: Lambda documents no bound, so minutes, kept short
      * enough that a run holding the lease renews it before it expires (TimingBudgetTest).
      */
     public static final Duration SNAPSTART_NOT_READY_PATIENCE = Duration.ofMinutes(3);
+
+    /** Step Functions gives a Task this much longer than the Lambda's own timeout before States.Timeout. */
     public static final Duration TASK_TIMEOUT_SLACK = Duration.ofSeconds(10);
 
     /** Provider HTTP client: well under the delivery Lambda's timeout and its deadline margin. */
