@@ -16,9 +16,9 @@ final class ContractBreaker {
     private int violationsInWindow;
     private boolean tripped;
 
-    /** Records an answer the contract covers (a final answer), and whether it tripped the breaker. */
-    synchronized boolean answered() {
-        return record(false);
+    /** Records an answer the contract covers (a final answer): it can only make tripping less likely. */
+    synchronized void answered() {
+        record(false);
     }
 
     /** Records an answer outside the contract about one command; true exactly once, when it trips the breaker. */
@@ -36,7 +36,8 @@ final class ContractBreaker {
 
     private boolean record(boolean violation) {
         int slot = answers % window.length;
-        if (answers >= window.length && window[slot]) {
+        // The answer this one replaces leaves the window (a slot not yet written holds false).
+        if (window[slot]) {
             violationsInWindow--;
         }
         window[slot] = violation;

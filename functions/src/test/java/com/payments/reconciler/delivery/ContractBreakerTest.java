@@ -30,13 +30,20 @@ class ContractBreakerTest {
             xxxx................xxxxx                    | 0  | the first four have left the window by the next five: 5 of 20
             xxxx..........xxxxx                          | 0  | 9 of 19 is not more than half
             xxxx.x                                       | 6  | the fifth bad answer trips, a good one between or not
+            xxxxxxx                                      | 5  | it trips once, not again at each later bad answer
+            .x.x.x.x.x.x.x.x.x.x.x                       | 0  | half of every window, for ever: the oldest bad answers leave it
             """)
     void tripsWhereTheTableSays(String answers, int tripsAt, String why) {
         ContractBreaker breaker = new ContractBreaker();
         int tripped = 0;
         int trips = 0;
         for (int i = 0; i < answers.length(); i++) {
-            boolean trip = answers.charAt(i) == 'x' ? breaker.violated() : breaker.answered();
+            boolean trip = false;
+            if (answers.charAt(i) == 'x') {
+                trip = breaker.violated();
+            } else {
+                breaker.answered();
+            }
             if (trip) {
                 trips++;
                 tripped = tripped == 0 ? i + 1 : tripped;
