@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
  * The pre-flight's facts, from read-only calls with the operator's credentials: Lambda's GetAccountSettings and
  * GetFunctionConfiguration, CloudFormation's DescribeStacks, DynamoDB's DescribeTable, Secrets Manager's
  * DescribeSecret, ListSecretVersionIds and GetSecretValue (expected to be denied), CloudWatch Logs'
- * DescribeLogGroups and SQS's GetQueueUrl. "Not found" answers are facts; any other AWS error propagates (exit 3).
+ * DescribeLogGroups and SQS's GetQueueUrl; Lambda's GetFunctionConcurrency once the stack exists. "Not found" answers are facts; any other AWS error propagates (exit 3).
  */
 public final class AccountProbe {
 
@@ -64,7 +64,9 @@ public final class AccountProbe {
         Map<String, String> deliver = Map.of();
         Map<String, String> startWindow = Map.of();
         List<String> unprotected = new ArrayList<>();
-        if (stack.isEmpty()) {
+        int reservedByStack = 0;
+        StackState state = StackState.of(stack);
+        if (state == StackState.ABSENT || state == StackState.NOT_CREATED) {
             // A first create: every fixed name must be free.
             leftovers.put(TABLE, FixedNames.tableNames(prefix).stream().filter(t -> table(t).isPresent()).toList());
             Optional<DescribeSecretResponse> found = describeSecret(secretName);
@@ -73,11 +75,14 @@ public final class AccountProbe {
             leftovers.put(LOG_GROUP, FixedNames.logGroupNames(prefix).stream().filter(this::logGroupExists).toList());
             leftovers.put(QUEUE, FixedNames.QUEUE_SUFFIXES.stream().map(s -> prefix + s).filter(this::queueExists).toList());
             leftovers.values().removeIf(List::isEmpty);
-        } else {
+        } else if (state.deployed()) {
             secret = describeSecret(secretName).map(s -> new AccountFacts.SecretFacts(secretName,
                     secrets.listSecretVersionIds(b -> b.secretId(secretName).includeDeprecated(true)).versions().size(), readable(secretName)));
             deliver = environment(FixedNames.functionName(prefix, LambdaFunction.DELIVER_COMMANDS));
             startWindow = environment(FixedNames.functionName(prefix, LambdaFunction.START_WINDOW));
+            for (LambdaFunction function : LambdaFunction.values()) {
+                reservedByStack += reserved(FixedNames.functionName(prefix, function));
+            }
             for (TableSchema schema : Tables.ALL) {
                 if (schema.businessRecord()) {
                     String name = FixedNames.tableName(prefix, schema);
@@ -86,7 +91,7 @@ public final class AccountProbe {
             }
         }
         return new AccountFacts(region, limit.concurrentExecutions(), limit.unreservedConcurrentExecutions(), bootstrap, stack,
-                leftovers, scheduled, secret, deliver, startWindow, unprotected);
+                leftovers, scheduled, secret, deliver, startWindow, unprotected, reservedByStack);
     }
 
     private Optional<String> stackStatus(String name) {
@@ -141,6 +146,16 @@ public final class AccountProbe {
             return true;
         } catch (QueueDoesNotExistException e) {
             return false;
+        }
+    }
+
+    /** The function's reserved concurrency now; none reserved (or no such function) is 0. */
+    private int reserved(String function) {
+        try {
+            Integer reserved = lambda.getFunctionConcurrency(b -> b.functionName(function)).reservedConcurrentExecutions();
+            return reserved == null ? 0 : reserved;
+        } catch (software.amazon.awssdk.services.lambda.model.ResourceNotFoundException e) {
+            return 0;
         }
     }
 
