@@ -58,9 +58,12 @@ public final class Preflight {
             // What the deployed functions reserve now (read, not assumed) is already outside the unreserved pool.
             int needed = Math.max(0, reserved - facts.reservedByStack());
             if (facts.unreservedConcurrency() - needed < LAMBDA_MINIMUM_UNRESERVED) {
-                findings.add(new Finding(Check.CONCURRENCY, "reserveConcurrency=true reserves " + reserved + ", but the account has "
+                boolean exists = StackState.of(facts.stackStatus()).deployed();
+                findings.add(new Finding(Check.CONCURRENCY, "reserveConcurrency=true reserves " + reserved
+                        + (exists ? " (the deployed functions reserve " + facts.reservedByStack() + " now)" : "") + ", but the account has "
                         + facts.unreservedConcurrency() + " unreserved of " + facts.concurrencyLimit() + " and Lambda keeps "
-                        + LAMBDA_MINIMUM_UNRESERVED + " unreserved: the first function create would fail",
+                        + LAMBDA_MINIMUM_UNRESERVED + " unreserved: " + (exists ? "the deploy's reservations would be refused"
+                        : "the first function create would fail"),
                         "deploy with reserveConcurrency=false (the default), or raise the account's Lambda concurrent executions quota "
                                 + "(Service Quotas) to at least " + (LAMBDA_MINIMUM_UNRESERVED + reserved) + " plus what other stacks reserve"));
             }
