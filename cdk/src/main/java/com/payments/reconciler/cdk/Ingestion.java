@@ -81,7 +81,8 @@ public final class Ingestion extends Construct {
                 .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
                 .build());
         // Refused events: IngestEvents sends them to this one queue (SendMessage encrypts with the sender's permissions:
-        // GenerateDataKey here, Decrypt through SQS is granted above on the same key).
+        // GenerateDataKey here, Decrypt through SQS is granted above on the same key, not repeated; IngestionTest
+        // asserts the two together on the dead-letter queue's key, so giving either queue its own key fails there).
         functions.function(LambdaFunction.INGEST_EVENTS).addEnvironment(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueue.getQueueUrl());
         role.addToPolicy(PolicyStatement.Builder.create()
                 .sid("RefusedEventsToDeadLetters")

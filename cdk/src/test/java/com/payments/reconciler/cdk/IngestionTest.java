@@ -113,6 +113,35 @@ class IngestionTest {
         assertThat(actionsBySid.get("")).allMatch(a -> a.startsWith("xray:"));
     }
 
+    /**
+     * The KMS actions the statements allow on {@code key} through SQS: a producer sending to an SSE-KMS queue needs
+     * kms:GenerateDataKey and kms:Decrypt on the queue's key (SQS developer guide, "Key management").
+     */
+    static java.util.Set<String> kmsThroughSqs(List<JsonNode> statements, JsonNode key) {
+        java.util.Set<String> actions = new java.util.TreeSet<>();
+        for (JsonNode s : statements) {
+            boolean onKey = TemplateJson.nodes(s.path("Resource")).contains(key);
+            boolean viaSqs = s.path("Condition").path("StringEquals").path("kms:ViaService").toString().contains("sqs.");
+            if ("Allow".equals(s.path("Effect").asText()) && onKey && viaSqs) {
+                TemplateJson.strings(s.path("Action")).stream().filter(a -> a.startsWith("kms:")).forEach(actions::add);
+            }
+        }
+        return actions;
+    }
+
+    @Test
+    void sendingARefusedEventHasBothKeyActionsOnTheDeadLetterQueuesKey() {
+        // The send path's Decrypt comes from the ingest queue's key statement (IngestQueueKey), which holds only while
+        // both queues share the data key: this pins the combination, not one statement.
+        List<JsonNode> statements = template.statementsOf(synth.stack.functions().role(LambdaFunction.INGEST_EVENTS));
+        JsonNode dlqKey = template.resource(template.logicalId(synth.stack.ingestion().deadLetterQueue())).path("Properties").path("KmsMasterKeyId");
+        assertThat(dlqKey.isMissingNode()).as("the dead-letter queue is SSE-KMS").isFalse();
+        assertThat(kmsThroughSqs(statements, dlqKey)).containsExactly("kms:Decrypt", "kms:GenerateDataKey");
+        // Known bad: the same role with the ingest queue's key statement gone (as if the ingest queue had its own key).
+        List<JsonNode> withoutIngestKey = statements.stream().filter(s -> !"IngestQueueKey".equals(s.path("Sid").asText())).toList();
+        assertThat(kmsThroughSqs(withoutIngestKey, dlqKey)).containsExactly("kms:GenerateDataKey");
+    }
+
     @Test
     void theNeverListFindsWhatTheLeadersRolesHold() {
         // The known-bad input for the check above: the same list applied to ReconcilePage's and DeliverCommands' roles.

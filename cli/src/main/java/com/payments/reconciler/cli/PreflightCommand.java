@@ -31,7 +31,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
                 + "Run it before the first deploy and after each. Checks, in order:"},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  no findings", "  1  findings: each names its fix", "  2  bad usage (nothing was called)",
-                "  3  AWS unreachable or refused a call (credentials, permissions, endpoint)"})
+                "  3  AWS unreachable or refused a call (credentials, permissions: a denied call is named by its IAM action, endpoint)"})
 final class PreflightCommand implements Callable<Integer> {
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9-]{0,24}");
@@ -96,7 +96,13 @@ final class PreflightCommand implements Callable<Integer> {
                 OperatorClients.build(SecretsManagerClient.builder(), effectiveRegion, endpointUrl),
                 OperatorClients.build(CloudWatchLogsClient.builder(), effectiveRegion, endpointUrl),
                 OperatorClients.build(SqsClient.builder(), effectiveRegion, endpointUrl));
-        AccountFacts facts = probe.gather(effectiveRegion, prefix, secret);
+        AccountFacts facts;
+        try {
+            facts = probe.gather(effectiveRegion, prefix, secret);
+        } catch (AccountProbe.PermissionDenied denied) {
+            spec.commandLine().getErr().println("error: " + denied.getMessage());
+            return ExitCodes.AWS_ERROR;
+        }
         List<Finding> findings = Preflight.judge(new Preflight.Settings(prefix, Boolean.parseBoolean(reserveConcurrency)), facts);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("preflight %s in %s: stack %s; Lambda concurrency %d (unreserved %d)%n", FixedNames.stackName(prefix), effectiveRegion,

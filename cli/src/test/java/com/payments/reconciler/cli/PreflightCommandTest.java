@@ -118,6 +118,25 @@ class PreflightCommandTest {
     }
 
     @Test
+    void aDeployedStacksReservationsAreReadNotAssumed() {
+        // A stack in CREATE_COMPLETE whose functions reserve nothing (moto: none exist, GetFunctionConcurrency and
+        // GetFunctionConfiguration answer ResourceNotFound): reserving 21 more would leave 89 unreserved.
+        String prefix = prefix();
+        client(CloudFormationClient.builder(), REGION).createStack(b -> b.stackName(FixedNames.stackName(prefix))
+                .templateBody("{\"Resources\":{\"Handle\":{\"Type\":\"AWS::CloudFormation::WaitConditionHandle\"}}}"));
+        endpoint.limits(1000, 110);
+        try {
+            Result deployed = preflight("--name-prefix", prefix, "--region", REGION, "--reserve-concurrency", "true");
+            assertThat(deployed.exit()).as(deployed.out() + deployed.err()).isEqualTo(ExitCodes.RUN_FAILED);
+            assertThat(deployed.out()).contains("stack CREATE_COMPLETE").contains("(the deployed functions reserve 0 now)")
+                    .contains("FIX   concurrency: reserveConcurrency=true reserves 21").contains("  ok    stack")
+                    .contains("FIX   provider-url: DeliverCommands has no");
+        } finally {
+            endpoint.limits(1000, 1000);
+        }
+    }
+
+    @Test
     void aConcurrencyLimitOfTenIsAFindingAndSoIsAReservationThatWouldLeaveFewerThanAHundred() {
         endpoint.limits(10, 10);
         Result small = preflight("--name-prefix", prefix(), "--region", REGION);

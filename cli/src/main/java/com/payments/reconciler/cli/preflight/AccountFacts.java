@@ -18,11 +18,13 @@ import java.util.Optional;
  * @param deliverEnvironment DeliverCommands' environment variables, when the stack exists
  * @param startWindowEnvironment StartWindow's environment variables, when the stack exists
  * @param unprotectedTables business tables of the deployed stack without deletion protection
+ * @param reservedByStack the concurrency the stack's functions reserve now (GetFunctionConcurrency, summed), when it exists
  */
 public record AccountFacts(String region, int concurrencyLimit, int unreservedConcurrency, Optional<String> bootstrapStatus,
                            Optional<String> stackStatus, Map<String, List<String>> leftovers, List<String> secretDeletionScheduled,
                            Optional<SecretFacts> secret, Map<String, String> deliverEnvironment,
-                           Map<String, String> startWindowEnvironment, List<String> unprotectedTables) {
+                           Map<String, String> startWindowEnvironment, List<String> unprotectedTables,
+                           int reservedByStack) {
 
     /**
      * @param name the secret's name

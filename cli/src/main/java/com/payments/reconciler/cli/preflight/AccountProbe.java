@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
 import software.amazon.awssdk.services.cloudformation.model.CloudFormationException;
 import software.amazon.awssdk.services.cloudwatchlogs.CloudWatchLogsClient;
@@ -27,7 +29,7 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
  * The pre-flight's facts, from read-only calls with the operator's credentials: Lambda's GetAccountSettings and
  * GetFunctionConfiguration, CloudFormation's DescribeStacks, DynamoDB's DescribeTable, Secrets Manager's
  * DescribeSecret, ListSecretVersionIds and GetSecretValue (expected to be denied), CloudWatch Logs'
- * DescribeLogGroups and SQS's GetQueueUrl. "Not found" answers are facts; any other AWS error propagates (exit 3).
+ * DescribeLogGroups and SQS's GetQueueUrl; Lambda's GetFunctionConcurrency once the stack exists. "Not found" answers are facts; any other AWS error propagates (exit 3).
  */
 public final class AccountProbe {
 
@@ -55,7 +57,7 @@ public final class AccountProbe {
     }
 
     public AccountFacts gather(String region, String prefix, String secretName) {
-        AccountLimit limit = lambda.getAccountSettings().accountLimit();
+        AccountLimit limit = allowed("lambda:GetAccountSettings", () -> lambda.getAccountSettings()).accountLimit();
         Optional<String> bootstrap = stackStatus(BOOTSTRAP_STACK);
         Optional<String> stack = stackStatus(FixedNames.stackName(prefix));
         Map<String, List<String>> leftovers = new LinkedHashMap<>();
@@ -64,7 +66,9 @@ public final class AccountProbe {
         Map<String, String> deliver = Map.of();
         Map<String, String> startWindow = Map.of();
         List<String> unprotected = new ArrayList<>();
-        if (stack.isEmpty()) {
+        int reservedByStack = 0;
+        StackState state = StackState.of(stack);
+        if (state == StackState.ABSENT || state == StackState.NOT_CREATED) {
             // A first create: every fixed name must be free.
             leftovers.put(TABLE, FixedNames.tableNames(prefix).stream().filter(t -> table(t).isPresent()).toList());
             Optional<DescribeSecretResponse> found = describeSecret(secretName);
@@ -73,11 +77,14 @@ public final class AccountProbe {
             leftovers.put(LOG_GROUP, FixedNames.logGroupNames(prefix).stream().filter(this::logGroupExists).toList());
             leftovers.put(QUEUE, FixedNames.QUEUE_SUFFIXES.stream().map(s -> prefix + s).filter(this::queueExists).toList());
             leftovers.values().removeIf(List::isEmpty);
-        } else {
+        } else if (state.deployed()) {
             secret = describeSecret(secretName).map(s -> new AccountFacts.SecretFacts(secretName,
-                    secrets.listSecretVersionIds(b -> b.secretId(secretName).includeDeprecated(true)).versions().size(), readable(secretName)));
+                    allowed("secretsmanager:ListSecretVersionIds", () -> secrets.listSecretVersionIds(b -> b.secretId(secretName).includeDeprecated(true))).versions().size(), readable(secretName)));
             deliver = environment(FixedNames.functionName(prefix, LambdaFunction.DELIVER_COMMANDS));
             startWindow = environment(FixedNames.functionName(prefix, LambdaFunction.START_WINDOW));
+            for (LambdaFunction function : LambdaFunction.values()) {
+                reservedByStack += reserved(FixedNames.functionName(prefix, function));
+            }
             for (TableSchema schema : Tables.ALL) {
                 if (schema.businessRecord()) {
                     String name = FixedNames.tableName(prefix, schema);
@@ -86,12 +93,46 @@ public final class AccountProbe {
             }
         }
         return new AccountFacts(region, limit.concurrentExecutions(), limit.unreservedConcurrentExecutions(), bootstrap, stack,
-                leftovers, scheduled, secret, deliver, startWindow, unprotected);
+                leftovers, scheduled, secret, deliver, startWindow, unprotected, reservedByStack);
+    }
+
+    /** The IAM actions the pre-flight calls, each read-only; docs/deploy.md lists them for the operator's policy. */
+    public static final java.util.List<String> ACTIONS = java.util.List.of("lambda:GetAccountSettings",
+            "lambda:GetFunctionConfiguration", "lambda:GetFunctionConcurrency", "cloudformation:DescribeStacks", "dynamodb:DescribeTable",
+            "secretsmanager:DescribeSecret", "secretsmanager:ListSecretVersionIds", "secretsmanager:GetSecretValue",
+            "logs:DescribeLogGroups", "sqs:GetQueueUrl");
+
+    /** A call the operator's credentials may not make, named by its IAM action so the policy can be fixed. */
+    public static final class PermissionDenied extends RuntimeException {
+        private final String action;
+
+        PermissionDenied(String action, AwsServiceException cause) {
+            super("the credentials in use may not call " + action + " (" + cause.awsErrorDetails().errorCode()
+                    + "): preflight needs the read-only actions listed in docs/deploy.md, \"Pre-flight on a real account\"", cause);
+            this.action = action;
+        }
+
+        public String action() {
+            return action;
+        }
+    }
+
+    /** Runs one call, turning an access denial into {@link PermissionDenied} naming {@code action}. */
+    static <T> T allowed(String action, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (AwsServiceException e) {
+            String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+            if ("AccessDenied".equals(code) || "AccessDeniedException".equals(code)) {
+                throw new PermissionDenied(action, e);
+            }
+            throw e;
+        }
     }
 
     private Optional<String> stackStatus(String name) {
         try {
-            return cloudFormation.describeStacks(b -> b.stackName(name)).stacks().stream().findFirst()
+            return allowed("cloudformation:DescribeStacks", () -> cloudFormation.describeStacks(b -> b.stackName(name))).stacks().stream().findFirst()
                     .map(s -> s.stackStatusAsString()).filter(s -> !s.equals("DELETE_COMPLETE"));
         } catch (CloudFormationException e) {
             // DescribeStacks answers a missing stack with a ValidationError "Stack with id X does not exist".
@@ -105,7 +146,7 @@ public final class AccountProbe {
 
     private Optional<TableDescription> table(String name) {
         try {
-            return Optional.of(dynamo.describeTable(b -> b.tableName(name)).table());
+            return Optional.of(allowed("dynamodb:DescribeTable", () -> dynamo.describeTable(b -> b.tableName(name))).table());
         } catch (ResourceNotFoundException e) {
             return Optional.empty();
         }
@@ -113,7 +154,7 @@ public final class AccountProbe {
 
     private Optional<DescribeSecretResponse> describeSecret(String name) {
         try {
-            return Optional.of(secrets.describeSecret(b -> b.secretId(name)));
+            return Optional.of(allowed("secretsmanager:DescribeSecret", () -> secrets.describeSecret(b -> b.secretId(name))));
         } catch (software.amazon.awssdk.services.secretsmanager.model.ResourceNotFoundException e) {
             return Optional.empty();
         }
@@ -132,21 +173,32 @@ public final class AccountProbe {
     }
 
     private boolean logGroupExists(String name) {
-        return logs.describeLogGroups(b -> b.logGroupNamePrefix(name)).logGroups().stream().anyMatch(g -> g.logGroupName().equals(name));
+        return allowed("logs:DescribeLogGroups", () -> logs.describeLogGroups(b -> b.logGroupNamePrefix(name))).logGroups().stream().anyMatch(g -> g.logGroupName().equals(name));
     }
 
     private boolean queueExists(String name) {
         try {
-            sqs.getQueueUrl(b -> b.queueName(name));
+            allowed("sqs:GetQueueUrl", () -> sqs.getQueueUrl(b -> b.queueName(name)));
             return true;
         } catch (QueueDoesNotExistException e) {
             return false;
         }
     }
 
+    /** The function's reserved concurrency now; none reserved (or no such function) is 0. */
+    private int reserved(String function) {
+        try {
+            Integer reserved = allowed("lambda:GetFunctionConcurrency", () -> lambda.getFunctionConcurrency(b -> b.functionName(function)))
+                    .reservedConcurrentExecutions();
+            return reserved == null ? 0 : reserved;
+        } catch (software.amazon.awssdk.services.lambda.model.ResourceNotFoundException e) {
+            return 0;
+        }
+    }
+
     private Map<String, String> environment(String function) {
         try {
-            var config = lambda.getFunctionConfiguration(b -> b.functionName(function));
+            var config = allowed("lambda:GetFunctionConfiguration", () -> lambda.getFunctionConfiguration(b -> b.functionName(function)));
             return config.environment() == null ? Map.of() : config.environment().variables();
         } catch (software.amazon.awssdk.services.lambda.model.ResourceNotFoundException e) {
             return Map.of();

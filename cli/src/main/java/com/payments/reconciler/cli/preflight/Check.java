@@ -6,6 +6,8 @@ public enum Check {
     CONCURRENCY("concurrency", "the account's Lambda concurrency (GetAccountSettings) leaves room for what the stack reserves "
             + "(--reserve-concurrency) and for what a night runs at once"),
     BOOTSTRAP("bootstrap", "the CDK bootstrap stack CDKToolkit exists and is complete (npx cdk bootstrap)"),
+    STACK("stack", "the reconciler stack, if it exists, is in a state a deploy can create or update: not a failed or "
+            + "running operation, and a rolled-back first create is named (cdk deploy deletes it before creating again)"),
     LEFTOVERS("leftovers", "before a first create: no table, secret, log group or queue already holds a name the new stack "
             + "creates (left by a deleted stack or a failed create)"),
     PROVIDER_SECRET("provider-secret", "once deployed: the provider's key was put in the secret, and only DeliverCommands may read it "

@@ -38,11 +38,12 @@ public final class Preflight {
             findings.add(new Finding(Check.BOOTSTRAP, "CDKToolkit is " + facts.bootstrapStatus().get(),
                     "see its events (aws cloudformation describe-stack-events --stack-name CDKToolkit), then npx cdk bootstrap again"));
         }
+        stack(com.payments.reconciler.workflow.FixedNames.stackName(settings.prefix()), facts, findings);
         facts.leftovers().forEach((kind, names) -> names.forEach(name -> findings.add(new Finding(Check.LEFTOVERS,
                 kind + " " + name + " exists, and the new stack creates one under that name (the create would fail: already exists)",
                 leftoverFix(kind, name, facts.secretDeletionScheduled().contains(name))))));
         facts.secret().ifPresent(secret -> secret(secret, findings));
-        if (facts.stackStatus().isPresent()) {
+        if (StackState.of(facts.stackStatus()).deployed()) {
             providerUrl(facts, findings);
             facts.unprotectedTables().forEach(table -> findings.add(new Finding(Check.TABLE_PROTECTION,
                     "business table " + table + " has no deletion protection",
@@ -54,12 +55,15 @@ public final class Preflight {
     private static void concurrency(Settings settings, AccountFacts facts, List<Finding> findings) {
         int reserved = ReservedConcurrency.total();
         if (settings.reserveConcurrency()) {
-            // A deployed stack's reservations are already outside the unreserved pool.
-            int needed = facts.stackStatus().isPresent() ? 0 : reserved;
+            // What the deployed functions reserve now (read, not assumed) is already outside the unreserved pool.
+            int needed = Math.max(0, reserved - facts.reservedByStack());
             if (facts.unreservedConcurrency() - needed < LAMBDA_MINIMUM_UNRESERVED) {
-                findings.add(new Finding(Check.CONCURRENCY, "reserveConcurrency=true reserves " + reserved + ", but the account has "
+                boolean exists = StackState.of(facts.stackStatus()).deployed();
+                findings.add(new Finding(Check.CONCURRENCY, "reserveConcurrency=true reserves " + reserved
+                        + (exists ? " (the deployed functions reserve " + facts.reservedByStack() + " now)" : "") + ", but the account has "
                         + facts.unreservedConcurrency() + " unreserved of " + facts.concurrencyLimit() + " and Lambda keeps "
-                        + LAMBDA_MINIMUM_UNRESERVED + " unreserved: the first function create would fail",
+                        + LAMBDA_MINIMUM_UNRESERVED + " unreserved: " + (exists ? "the deploy's reservations would be refused"
+                        : "the first function create would fail"),
                         "deploy with reserveConcurrency=false (the default), or raise the account's Lambda concurrent executions quota "
                                 + "(Service Quotas) to at least " + (LAMBDA_MINIMUM_UNRESERVED + reserved) + " plus what other stacks reserve"));
             }
@@ -68,6 +72,36 @@ public final class Preflight {
                     + ", below the " + reserved + " the stack's functions can run at once (a night beside ingestion would be throttled)",
                     "raise the account's Lambda concurrent executions quota (Service Quotas); new accounts start low"));
         }
+    }
+
+    private static void stack(String stack, AccountFacts facts, List<Finding> findings) {
+        StackState state = StackState.of(facts.stackStatus());
+        if (state == StackState.ABSENT || state == StackState.DEPLOYED || facts.stackStatus().get().equals("REVIEW_IN_PROGRESS")) {
+            return;
+        }
+        String status = facts.stackStatus().get();
+        String events = "find the cause in aws cloudformation describe-stack-events --stack-name " + stack;
+        String fix = switch (status) {
+            case "ROLLBACK_COMPLETE" -> events + "; a stack in ROLLBACK_COMPLETE cannot be updated, only deleted: npx cdk deploy deletes "
+                    + "it before creating it again (or aws cloudformation delete-stack first)";
+            case "CREATE_FAILED", "UPDATE_FAILED" -> events + "; then aws cloudformation rollback-stack (it was created or updated with "
+                    + "rollback disabled), or fix the cause and deploy again";
+            case "ROLLBACK_FAILED" -> events + "; then aws cloudformation delete-stack, and if that ends DELETE_FAILED, delete-stack again "
+                    + "with --retain-resources naming what could not be deleted, and remove those resources (they collide with the next create)";
+            case "DELETE_FAILED" -> events + "; fix what blocked the delete, or aws cloudformation delete-stack --retain-resources naming "
+                    + "the resources that could not be deleted, then remove or import them (they collide with the next create)";
+            case "UPDATE_ROLLBACK_FAILED" -> events + "; fix it, then aws cloudformation continue-update-rollback (with "
+                    + "--resources-to-skip for resources that cannot be rolled back), which returns it to UPDATE_ROLLBACK_COMPLETE";
+            default -> state == StackState.IN_PROGRESS
+                    ? "wait until the operation ends (aws cloudformation describe-stacks), then run preflight again"
+                    : events + "; then delete or roll back the stack (CloudFormation user guide, \"Troubleshooting\")";
+        };
+        String problem = switch (state) {
+            case NOT_CREATED -> "stack " + stack + " is ROLLBACK_COMPLETE: its first create failed and rolled back";
+            case IN_PROGRESS -> "stack " + stack + " is " + status + ": an operation is still running";
+            default -> "stack " + stack + " is " + status + ": CloudFormation refuses a deploy until it is repaired";
+        };
+        findings.add(new Finding(Check.STACK, problem, fix));
     }
 
     private static String leftoverFix(String kind, String name, boolean deletionScheduled) {

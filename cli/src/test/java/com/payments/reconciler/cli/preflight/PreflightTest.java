@@ -18,14 +18,14 @@ class PreflightTest {
     /** A bootstrapped account with room, no stack yet and nothing left behind. */
     private static AccountFacts clean() {
         return new AccountFacts("eu-west-1", 1000, 1000, Optional.of("CREATE_COMPLETE"), Optional.empty(), Map.of(), List.of(),
-                Optional.empty(), Map.of(), Map.of(), List.of());
+                Optional.empty(), Map.of(), Map.of(), List.of(), 0);
     }
 
     /** The stack deployed and set up: the key put, a real URL, live nights, protected tables. */
     private static AccountFacts deployed() {
         return new AccountFacts("eu-west-1", 1000, 979, Optional.of("UPDATE_COMPLETE"), Optional.of("CREATE_COMPLETE"), Map.of(), List.of(),
                 Optional.of(new AccountFacts.SecretFacts("reconciler-prod-provider-api-key", 2, Optional.empty())),
-                Map.of(EnvVars.PROVIDER_BASE_URL, "https://api.card-provider.example/v2"), Map.of(EnvVars.DRY_RUN, "false"), List.of());
+                Map.of(EnvVars.PROVIDER_BASE_URL, "https://api.card-provider.example/v2"), Map.of(EnvVars.DRY_RUN, "false"), List.of(), 21);
     }
 
     record Case(String name, Preflight.Settings settings, AccountFacts facts, Check check, String problem, String fix) {
@@ -52,7 +52,27 @@ class PreflightTest {
             new Case("placeholder URL on a live night", DEFAULTS, withUrl(deployed(), DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL), Check.PROVIDER_URL,
                     "calls the placeholder", "providerBaseUrl"),
             new Case("unprotected table once deployed", DEFAULTS, withUnprotected(deployed(), "reconciler-prod-Leases"), Check.TABLE_PROTECTION,
-                    "reconciler-prod-Leases has no deletion protection", "tableDeletionProtection"));
+                    "reconciler-prod-Leases has no deletion protection", "tableDeletionProtection"),
+            // A stack that exists is not necessarily deployed: each state below once passed as deployed, and the
+            // missing deployed facts read as "DeliverCommands has no PROVIDER_BASE_URL".
+            new Case("first create rolled back", DEFAULTS, withStack(clean(), "ROLLBACK_COMPLETE"), Check.STACK,
+                    "ROLLBACK_COMPLETE: its first create failed", "npx cdk deploy deletes it before creating it again"),
+            new Case("create failed, rollback disabled", DEFAULTS, withStack(clean(), "CREATE_FAILED"), Check.STACK, "is CREATE_FAILED",
+                    "rollback-stack"),
+            new Case("rollback of a create failed", DEFAULTS, withStack(clean(), "ROLLBACK_FAILED"), Check.STACK, "is ROLLBACK_FAILED",
+                    "delete-stack"),
+            new Case("delete failed", DEFAULTS, withStack(clean(), "DELETE_FAILED"), Check.STACK, "is DELETE_FAILED", "--retain-resources"),
+            new Case("update rollback failed", DEFAULTS, withStack(clean(), "UPDATE_ROLLBACK_FAILED"), Check.STACK, "is UPDATE_ROLLBACK_FAILED",
+                    "continue-update-rollback"),
+            new Case("update failed, rollback disabled", DEFAULTS, withStack(clean(), "UPDATE_FAILED"), Check.STACK, "is UPDATE_FAILED",
+                    "rollback-stack"),
+            new Case("import rollback failed", DEFAULTS, withStack(clean(), "IMPORT_ROLLBACK_FAILED"), Check.STACK, "is IMPORT_ROLLBACK_FAILED",
+                    "describe-stack-events"),
+            new Case("create running", DEFAULTS, withStack(clean(), "CREATE_IN_PROGRESS"), Check.STACK, "still running", "wait"),
+            new Case("update rolling back", DEFAULTS, withStack(clean(), "UPDATE_ROLLBACK_IN_PROGRESS"), Check.STACK, "still running", "wait"),
+            new Case("delete running", DEFAULTS, withStack(clean(), "DELETE_IN_PROGRESS"), Check.STACK, "still running", "wait"),
+            new Case("reservations not in place on a deployed stack", RESERVING, withReservedByStack(withConcurrency(deployed(), 120, 120), 0),
+                    Check.CONCURRENCY, "reserves 21", "reserveConcurrency=false"));
 
     @Test
     void eachBlockerIsOneFindingNamingItsFix() {
@@ -77,6 +97,39 @@ class PreflightTest {
     }
 
     @Test
+    void aStackThatWasNeverCreatedIsAFirstCreate() {
+        assertThat(Preflight.judge(DEFAULTS, withStack(clean(), "REVIEW_IN_PROGRESS"))).as("a change set never executed").isEmpty();
+        assertThat(Preflight.judge(DEFAULTS, withStack(withLeftover(clean(), AccountProbe.TABLE, "reconciler-prod-Leases", false),
+                "ROLLBACK_COMPLETE"))).extracting(Finding::check).containsExactly(Check.STACK, Check.LEFTOVERS);
+        assertThat(Preflight.judge(RESERVING, withConcurrency(withStack(clean(), "ROLLBACK_COMPLETE"), 120, 120)))
+                .as("a rolled-back create reserves nothing yet").extracting(Finding::check).containsExactly(Check.CONCURRENCY, Check.STACK);
+        assertThat(Preflight.judge(RESERVING, withReservedByStack(withConcurrency(deployed(), 121, 100), 21)))
+                .as("the deployed reservations, read, are already outside the unreserved pool").isEmpty();
+        assertThat(Preflight.judge(RESERVING, withReservedByStack(withConcurrency(deployed(), 121, 110), 11)))
+                .as("10 more to reserve would leave 100: allowed").isEmpty();
+        assertThat(Preflight.judge(RESERVING, withReservedByStack(withConcurrency(deployed(), 121, 109), 11)))
+                .as("10 more to reserve would leave 99").extracting(Finding::check).containsExactly(Check.CONCURRENCY);
+    }
+
+    @Test
+    void eachStackStatusHasItsMeaning() {
+        record Row(String status, StackState state) {
+        }
+        for (Row row : List.of(new Row("CREATE_COMPLETE", StackState.DEPLOYED), new Row("UPDATE_COMPLETE", StackState.DEPLOYED),
+                new Row("UPDATE_ROLLBACK_COMPLETE", StackState.DEPLOYED), new Row("IMPORT_COMPLETE", StackState.DEPLOYED),
+                new Row("IMPORT_ROLLBACK_COMPLETE", StackState.DEPLOYED), new Row("DELETE_COMPLETE", StackState.ABSENT),
+                new Row("ROLLBACK_COMPLETE", StackState.NOT_CREATED), new Row("REVIEW_IN_PROGRESS", StackState.NOT_CREATED),
+                new Row("CREATE_FAILED", StackState.FAILED), new Row("ROLLBACK_FAILED", StackState.FAILED),
+                new Row("DELETE_FAILED", StackState.FAILED), new Row("UPDATE_FAILED", StackState.FAILED),
+                new Row("UPDATE_ROLLBACK_FAILED", StackState.FAILED), new Row("IMPORT_ROLLBACK_FAILED", StackState.FAILED),
+                new Row("CREATE_IN_PROGRESS", StackState.IN_PROGRESS), new Row("ROLLBACK_IN_PROGRESS", StackState.IN_PROGRESS),
+                new Row("UPDATE_COMPLETE_CLEANUP_IN_PROGRESS", StackState.IN_PROGRESS), new Row("DELETE_IN_PROGRESS", StackState.IN_PROGRESS))) {
+            assertThat(StackState.of(Optional.of(row.status()))).as(row.status()).isEqualTo(row.state());
+        }
+        assertThat(StackState.of(Optional.empty())).isEqualTo(StackState.ABSENT);
+    }
+
+    @Test
     void theSecretsShapeIsJsonWithANonEmptyApiKey() {
         assertThat(Preflight.hasApiKey("{\"apiKey\":\"k-123\"}")).isTrue();
         assertThat(Preflight.hasApiKey("{\"apiKey\":\"\"}")).isFalse();
@@ -84,45 +137,57 @@ class PreflightTest {
         assertThat(Preflight.hasApiKey("k-123")).isFalse();
     }
 
+    private static AccountFacts withStack(AccountFacts f, String status) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), Optional.of(status),
+                f.leftovers(), f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(),
+                f.unprotectedTables(), f.reservedByStack());
+    }
+
+    private static AccountFacts withReservedByStack(AccountFacts f, int reserved) {
+        return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(),
+                f.leftovers(), f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(),
+                f.unprotectedTables(), reserved);
+    }
+
     private static AccountFacts withRegion(AccountFacts f, String region) {
         return new AccountFacts(region, f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
-                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withConcurrency(AccountFacts f, int limit, int unreserved) {
         return new AccountFacts(f.region(), limit, unreserved, f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
-                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withBootstrap(AccountFacts f, Optional<String> status) {
         return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), status, f.stackStatus(), f.leftovers(),
-                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withLeftover(AccountFacts f, String kind, String name, boolean deletionScheduled) {
         return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(),
                 Map.of(kind, List.of(name)), deletionScheduled ? List.of(name) : List.of(), f.secret(), f.deliverEnvironment(),
-                f.startWindowEnvironment(), f.unprotectedTables());
+                f.startWindowEnvironment(), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withSecret(AccountFacts f, int versions, Optional<String> readable) {
         return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
                 f.secretDeletionScheduled(), Optional.of(new AccountFacts.SecretFacts("reconciler-prod-provider-api-key", versions, readable)),
-                f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables());
+                f.deliverEnvironment(), f.startWindowEnvironment(), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withUrl(AccountFacts f, String url) {
         return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
-                f.secretDeletionScheduled(), f.secret(), Map.of(EnvVars.PROVIDER_BASE_URL, url), f.startWindowEnvironment(), f.unprotectedTables());
+                f.secretDeletionScheduled(), f.secret(), Map.of(EnvVars.PROVIDER_BASE_URL, url), f.startWindowEnvironment(), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withDryRun(AccountFacts f, String dryRun) {
         return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
-                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), Map.of(EnvVars.DRY_RUN, dryRun), f.unprotectedTables());
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), Map.of(EnvVars.DRY_RUN, dryRun), f.unprotectedTables(), f.reservedByStack());
     }
 
     private static AccountFacts withUnprotected(AccountFacts f, String table) {
         return new AccountFacts(f.region(), f.concurrencyLimit(), f.unreservedConcurrency(), f.bootstrapStatus(), f.stackStatus(), f.leftovers(),
-                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), List.of(table));
+                f.secretDeletionScheduled(), f.secret(), f.deliverEnvironment(), f.startWindowEnvironment(), List.of(table), f.reservedByStack());
     }
 }
