@@ -34,7 +34,7 @@ public final class Preflight {
         concurrency(settings, facts, findings);
         if (facts.bootstrapStatus().isEmpty()) {
             findings.add(new Finding(Check.BOOTSTRAP, "no CDKToolkit stack in " + facts.region(), "npx cdk bootstrap (once per account and region)"));
-        } else if (!facts.bootstrapStatus().get().endsWith("_COMPLETE") || facts.bootstrapStatus().get().contains("ROLLBACK")) {
+        } else if (!StackState.of(facts.bootstrapStatus()).deployed()) {
             findings.add(new Finding(Check.BOOTSTRAP, "CDKToolkit is " + facts.bootstrapStatus().get(),
                     "see its events (aws cloudformation describe-stack-events --stack-name CDKToolkit), then npx cdk bootstrap again"));
         }

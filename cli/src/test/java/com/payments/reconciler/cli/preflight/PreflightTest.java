@@ -74,6 +74,14 @@ class PreflightTest {
             new Case("reservations not in place on a deployed stack", RESERVING, withReservedByStack(withConcurrency(deployed(), 120, 120), 0),
                     Check.CONCURRENCY, "reserves 21", "reserveConcurrency=false"));
 
+    /** A bootstrap stack back from a failed update (UPDATE_ROLLBACK_COMPLETE) is in service: judged as any stack is. */
+    @Test
+    void aBootstrapStackBackFromAFailedUpdateIsUsable() {
+        assertThat(Preflight.judge(DEFAULTS, withBootstrap(clean(), Optional.of("UPDATE_ROLLBACK_COMPLETE")))).isEmpty();
+        assertThat(Preflight.judge(DEFAULTS, withBootstrap(clean(), Optional.of("UPDATE_ROLLBACK_FAILED"))))
+                .extracting(Finding::check).containsExactly(Check.BOOTSTRAP);
+    }
+
     @Test
     void eachBlockerIsOneFindingNamingItsFix() {
         for (Case c : CASES) {
