@@ -112,6 +112,32 @@ public final class LocalIngestQueue implements AutoCloseable {
         }
     }
 
+    /**
+     * The source message ids of the messages IngestEvents sent to the dead-letter queue itself (the events it refused),
+     * read with the attribute it sets; the messages are made visible again, so they stay for whoever reads them next.
+     */
+    public java.util.Set<String> refusedBySender() {
+        List<Message> all = new ArrayList<>();
+        while (true) {
+            List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterUrl).maxNumberOfMessages(SEND_BATCH)
+                    .visibilityTimeout(3600).waitTimeSeconds(0)
+                    .messageAttributeNames(com.payments.reconciler.ingest.SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE)).messages();
+            if (batch.isEmpty()) {
+                break;
+            }
+            all.addAll(batch);
+        }
+        java.util.Set<String> sources = new java.util.HashSet<>();
+        for (Message m : all) {
+            var source = m.messageAttributes().get(com.payments.reconciler.ingest.SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE);
+            if (source != null) {
+                sources.add(source.stringValue());
+            }
+            sqs.changeMessageVisibility(b -> b.queueUrl(deadLetterUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
+        }
+        return sources;
+    }
+
     SqsClient sqs() {
         return sqs;
     }

@@ -22,7 +22,8 @@ public final class PlatformFeed {
      * @param accepted distinct events found applied in the tables (the event ids ingestion stores on the items)
      * @param duplicates messages deleted after a successful invocation without an event of their own being applied:
      *                   deliveries of an event already applied
-     * @param rejected messages the function reported on every receive and that were never deleted
+     * @param rejected messages the function refused: sent to the dead-letter queue by the function itself, or reported
+     *                 on every receive and never deleted
      * @param deadLettered messages the redrive policy moved to the dead-letter queue
      * @param receives messages received, redeliveries included
      * @param invocations IngestEvents invocations (one per received batch)
@@ -62,7 +63,7 @@ public final class PlatformFeed {
      * What became of each message, for a per-event account ({@link EventOutcomes}).
      *
      * @param messageIds each body's message id, in the bodies' order
-     * @param refused the messages the function reported and that were never deleted
+     * @param refused the messages the function refused (sent to the dead-letter queue itself, or reported and never deleted)
      */
     public record Recorded(Tally tally, List<String> messageIds, java.util.Set<String> refused) {
     }
@@ -86,7 +87,14 @@ public final class PlatformFeed {
             refused.addAll(drained.reportedNeverDeleted());
         }
         long accepted = appliedEvents(after.get()) - before;
-        return new Recorded(new Tally(bodies.size(), accepted, deleted - accepted, rejected, queue.deadLettered() - deadBefore, receives, invocations),
+        long deadLettered = queue.deadLettered() - deadBefore;
+        // IngestEvents sends what it refuses to the dead-letter queue itself and reports the message done, so Lambda
+        // deletes it: those are refusals, not deliveries of an event already applied.
+        java.util.Set<String> sentByTheFunction = new java.util.HashSet<>(queue.refusedBySender());
+        sentByTheFunction.retainAll(messageIds);
+        refused.addAll(sentByTheFunction);
+        return new Recorded(new Tally(bodies.size(), accepted, deleted - accepted - sentByTheFunction.size(),
+                rejected + sentByTheFunction.size(), deadLettered, receives, invocations),
                 List.copyOf(messageIds), java.util.Set.copyOf(refused));
     }
 
