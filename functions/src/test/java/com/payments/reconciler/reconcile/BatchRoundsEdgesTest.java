@@ -1,5 +1,8 @@
 package com.payments.reconciler.reconcile;
 
+import static com.payments.reconciler.reconcile.CancellationReasons.code;
+import static com.payments.reconciler.reconcile.CancellationReasons.failed;
+import static com.payments.reconciler.reconcile.CancellationReasons.none;
 import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -196,22 +199,6 @@ class BatchRoundsEdgesTest {
 
     private static Candidate candidate(String id, long version) {
         return new Candidate(id, version, 1200, "EUR", BEFORE_CUTOFF, "0");
-    }
-
-    private static CancellationReason none() {
-        return code("None");
-    }
-
-    private static CancellationReason code(String code) {
-        return CancellationReason.builder().code(code).build();
-    }
-
-    private static CancellationReason failed() {
-        return code("ConditionalCheckFailed");
-    }
-
-    private static CancellationReason failed(Map<String, AttributeValue> item) {
-        return CancellationReason.builder().code("ConditionalCheckFailed").item(item).build();
     }
 
     private static Map<String, AttributeValue> finalCommand(String status, long deliveredEpoch) {

@@ -27,6 +27,9 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import static com.payments.reconciler.reconcile.CancellationReasons.code;
+import static com.payments.reconciler.reconcile.CancellationReasons.failed;
+import static com.payments.reconciler.reconcile.CancellationReasons.none;
 import static com.payments.reconciler.store.Attr.n;
 import static com.payments.reconciler.store.Attr.s;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -323,22 +326,6 @@ class BatchRoundsTest {
 
     private static List<CancellationReason> reasons(CancellationReason... reasons) {
         return List.of(reasons);
-    }
-
-    private static CancellationReason none() {
-        return code("None");
-    }
-
-    private static CancellationReason code(String code) {
-        return CancellationReason.builder().code(code).build();
-    }
-
-    private static CancellationReason failed() {
-        return code("ConditionalCheckFailed");
-    }
-
-    private static CancellationReason failed(Map<String, AttributeValue> item) {
-        return CancellationReason.builder().code("ConditionalCheckFailed").item(item).build();
     }
 
     private static Map<String, AttributeValue> lease(String owner, long epoch) {
