@@ -183,6 +183,10 @@ final class LocalCommand implements Callable<Integer> {
         out.println();
         out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
                 r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
+        for (var earlier : r.executions().subList(0, r.executions().size() - 1)) {
+            out.printf("  earlier execution %s  %s%s  decided %,d  fenced refusals %,d%n", earlier.name(), earlier.status(),
+                    earlier.error() == null ? "" : " (" + earlier.error() + ")", earlier.candidates(), earlier.fencedRefusals());
+        }
         out.println("┌──────────────────────────┬────────────┐");
         row(out, "events published", r.ingestion().published());
         row(out, "events accepted", r.ingestion().accepted());

@@ -15,9 +15,12 @@ import com.payments.reconciler.harness.ingest.EventsFile;
 import com.payments.reconciler.harness.ingest.LocalIngestQueue;
 import com.payments.reconciler.harness.ingest.MappingSpec;
 import com.payments.reconciler.harness.ingest.PlatformFeed;
+import com.payments.reconciler.harness.report.ExecutionCounts;
+import com.payments.reconciler.harness.report.FencedRefusals;
 import com.payments.reconciler.harness.report.RunReport;
 import com.payments.reconciler.harness.report.StateDump;
 import com.payments.reconciler.harness.report.WouldRelease;
+import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.RequestQuota;
@@ -213,8 +216,8 @@ public final class LocalRun {
                     console.accept("what the dry run would release in " + dir.resolve(WouldRelease.FILE));
                 }
             });
-            RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit,
-                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size());
+            RunReport report = report(suppressed, expected, followed, pipeline, requests, effects, audit,
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals());
             return new Outcome(report, List.copyOf(followed), expected, audit);
         }
     }
@@ -345,30 +348,32 @@ public final class LocalRun {
         }
     }
 
-    private RunReport report(ExecutionFollower.Followed last, int suppressed, SyntheticData.Expected expected,
-                             List<ExecutionFollower.Followed> followed, LocalPipeline pipeline, RequestCounter requests,
-                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox, PlatformFeed.Tally ingestion,
-                             long wouldRelease) {
+    private RunReport report(int suppressed, SyntheticData.Expected expected, List<ExecutionFollower.Followed> followed,
+                             LocalPipeline pipeline, RequestCounter requests, List<ProviderEffect> effects, InvariantAudit.Report audit,
+                             OutboxTally outbox, PlatformFeed.Tally ingestion, long wouldRelease, List<WriteLog.Refusal> refusals) {
+        String leases = pipeline.tables().leases();
+        List<ExecutionCounts> executions = followed.stream()
+                .map(f -> ExecutionCounts.of(f, FencedRefusals.countFor(refusals, leases, ExecutionName.lastSegmentOf(f.executionArn()))))
+                .toList();
+        ExecutionFollower.Followed last = followed.getLast();
+        ExecutionCounts decided = executions.getLast();
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
-        JsonNode reconcile = summary.path("reconcile");
-        long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
-        String name = ExecutionName.lastSegmentOf(last.executionArn());
         // The night's cost: the ingestion before it is reported on its own (RunReport.Ingestion).
         long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
                 .mapToLong(e -> e.getValue().longValue()).sum();
         long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
         long providerCalls = effects.stream().mapToLong(ProviderEffect::requests).sum();
-        String status = last.status().toString();
         return new RunReport(options.window().toString(),
-                new RunReport.Execution(name, status, suppressed),
-                new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
-                        reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
+                new RunReport.Execution(decided.name(), decided.status(), suppressed),
+                new RunReport.Counts(expected.authorisations(), decided.candidates(), outbox.commands(),
+                        decided.skippedSettled(), decided.skippedStale(), FencedRefusals.count(refusals, leases),
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
                         summary.path("delivery").path("backlogLeft").asLong(), wouldRelease),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
-                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()));
+                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()),
+                executions);
     }
 
     /**
@@ -415,9 +420,6 @@ public final class LocalRun {
                 .orElseGet(inProcess::total);
     }
 
-    private static boolean isFencedFailure(HistoryEvent event) {
-        return event.taskFailedEventDetails() != null && ErrorNames.FENCED.equals(event.taskFailedEventDetails().error());
-    }
 
     private static JsonNode readTree(String json) {
         try {
