@@ -79,7 +79,8 @@ final class LocalCommand implements Callable<Integer> {
             + "(the default for --scenario failover and --faults ddb-*, which act inside the handlers' clients).")
     String engine;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start or provider-lost-response.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response or ended-after-decision (voids, expiries and "
+            + "captures published between the decision and delivery: none may be released).")
     String scenario;
 
     @Option(names = "--provider-quota", paramLabel = "N", description = "The simulated provider enforces N requests per second "
@@ -133,7 +134,7 @@ final class LocalCommand implements Callable<Integer> {
             printSummary(out, report, dryRun);
         }
         out.flush();
-        boolean ok = report.invariantsHold() && ("SUCCEEDED".equals(report.execution().status()));
+        boolean ok = outcome.succeeded();
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
@@ -175,7 +176,9 @@ final class LocalCommand implements Callable<Integer> {
             case "failover" -> LocalRun.Scenario.FAILOVER;
             case "duplicate-start" -> LocalRun.Scenario.DUPLICATE_START;
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
-            default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response; was '" + name + "'");
+            case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
+            default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
+                    + "ended-after-decision; was '" + name + "'");
         };
     }
 

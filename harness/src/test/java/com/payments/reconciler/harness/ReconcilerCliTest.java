@@ -124,6 +124,31 @@ class ReconcilerCliTest {
                 + report.at("/counts/skippedStale").asLong());
     }
 
+    /**
+     * Voids, expiries and captures that reach the tables after the decision and before delivery cancel their commands
+     * before any provider call: the provider performs none of them.
+     */
+    @Test
+    void endedAfterDecisionCancelsThoseCommandsBeforeAnyProviderCall() throws Exception {
+        Path dump = BUILD.resolve("cli-ended-" + UUID.randomUUID());
+        Result r = runAsProcess("local", "--scenario", "ended-after-decision", "--authorisations", "200", "--window", today, "--json",
+                "--engine", "in-process", "--dump-state", dump.toString(), "--work-dir", BUILD.resolve("cli-ended").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(r.err()).contains("after the decision, before delivery, the platform voided");
+        long ended = report.at("/counts/cancelledEnded").asLong();
+        long settled = report.at("/counts/cancelledSettled").asLong();
+        assertThat(ended).as("voids and expiries after the decision").isPositive();
+        assertThat(settled).as("captures after the decision").isPositive();
+        assertThat(report.at("/counts/delivered").asLong() + ended + settled).isEqualTo(report.at("/counts/releaseRequested").asLong());
+        long performed = 0;
+        for (String line : Files.readAllLines(dump.resolve("provider-effects.jsonl"))) {
+            performed += Json.mapper().readTree(line).get("performed").asLong();
+        }
+        assertThat(performed).as("the provider performed only the delivered ones").isEqualTo(report.at("/counts/delivered").asLong());
+        assertThat(report.get("invariants").properties()).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
+    }
+
     /** Malformed answers park their commands, every other eligible hold is delivered. */
     @Test
     void localWithMalformedProviderAnswersSucceedsWithThoseCommandsQuarantined() throws Exception {

@@ -68,7 +68,7 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  */
 public final class LocalRun {
 
-    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE }
+    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION }
 
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
@@ -100,11 +100,18 @@ public final class LocalRun {
         }
     }
 
-    /** The report, the followed executions and what the data implied. */
+    /**
+     * The report, the followed executions, what the data implied, and what the scenario found wrong beyond the
+     * invariants (e.g. an authorisation ended after the decision and released anyway).
+     */
     public record Outcome(RunReport report, List<ExecutionFollower.Followed> executions, SyntheticData.Expected expected,
-                          InvariantAudit.Report audit) {
+                          InvariantAudit.Report audit, List<String> scenarioFindings) {
+        public Outcome {
+            scenarioFindings = List.copyOf(scenarioFindings);
+        }
+
         public boolean succeeded() {
-            return "SUCCEEDED".equals(report.execution().status()) && report.invariantsHold();
+            return "SUCCEEDED".equals(report.execution().status()) && report.invariantsHold() && scenarioFindings.isEmpty();
         }
     }
 
@@ -176,6 +183,7 @@ public final class LocalRun {
             String scheduledTime = input.windowStart().toString();
 
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
+            List<String> findings = new ArrayList<>();
             int suppressed = switch (options.scenario()) {
                 case NONE, PROVIDER_LOST_RESPONSE -> {
                     if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
@@ -188,6 +196,7 @@ public final class LocalRun {
                 }
                 case DUPLICATE_START -> duplicateStart(pipeline, scheduledTime, expected, followed);
                 case FAILOVER -> failover(pipeline, clock, pause, scheduledTime, input, expected, followed);
+                case ENDED_AFTER_DECISION -> endedAfterDecision(pipeline, clock, scheduledTime, expected, followed, findings);
             };
 
             ExecutionFollower.Followed last = followed.getLast();
@@ -218,7 +227,7 @@ public final class LocalRun {
             });
             RunReport report = report(suppressed, expected, followed, pipeline, requests, effects, audit,
                     OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals());
-            return new Outcome(report, List.copyOf(followed), expected, audit);
+            return new Outcome(report, List.copyOf(followed), expected, audit, findings);
         }
     }
 
@@ -328,6 +337,30 @@ public final class LocalRun {
         followed.add(stale);
         followed.add(rerun);
         return 0;
+    }
+
+    /**
+     * Voids, expiries and captures published after the decision and applied before any delivery call: the night must
+     * cancel those commands before calling the provider ({@link EndsAfterDecision}).
+     */
+    private int endedAfterDecision(LocalPipeline pipeline, ShiftableClock clock, String scheduledTime, SyntheticData.Expected expected,
+                                   List<ExecutionFollower.Followed> followed, List<String> findings) {
+        try (EndsAfterDecision ends = new EndsAfterDecision(pipeline, clock, options.window().toString(), options.data().seed(), console)) {
+            pipeline.hook(ends);
+            StartResult first = deliverScheduleEvent(pipeline, scheduledTime);
+            StartResult second = deliverScheduleEvent(pipeline, scheduledTime);
+            followed.add(follow(pipeline, first.executionArn(), expected));
+            pipeline.hook(InvocationHook.NONE);
+            if (ends.chosen().isEmpty()) {
+                findings.add("ended-after-decision: the night never reached delivery, so nothing was ended after its decision");
+            }
+            List<String> released = ends.releasedAnyway(pipeline.providerEffects());
+            if (!released.isEmpty()) {
+                findings.add("ended-after-decision: released although voided, expired or captured before delivery: " + released);
+            }
+            findings.forEach(f -> console.accept("FINDING " + f));
+            return countSuppressed(first, second);
+        }
     }
 
     private static void dropFirstResponses(LocalPipeline pipeline, SyntheticData.Expected expected) {
