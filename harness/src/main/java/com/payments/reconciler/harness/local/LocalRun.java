@@ -364,7 +364,7 @@ public final class LocalRun {
                 new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
                         reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
-                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease),
+                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, reconcile.path("candidatesRead").asLong()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
