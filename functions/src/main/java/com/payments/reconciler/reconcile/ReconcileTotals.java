@@ -1,5 +1,8 @@
 package com.payments.reconciler.reconcile;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
 /**
  * Running counts of the reconcile loop, carried from page to page and shown in the run's summary.
  *
@@ -19,6 +22,25 @@ public record ReconcileTotals(long pages, long candidates, long releaseRequested
                               long candidatesRead, long leftIndex) {
 
     public static final ReconcileTotals ZERO = new ReconcileTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /**
+     * Reads the totals from a task input. {@code candidatesRead} and {@code leftIndex} are absent from inputs written
+     * before they existed, which a redrive (up to 14 days later) replays: absent means none, anything else is strict.
+     */
+    @JsonCreator
+    static ReconcileTotals fromJson(@JsonProperty(value = "pages", required = true) long pages,
+                                    @JsonProperty(value = "candidates", required = true) long candidates,
+                                    @JsonProperty(value = "releaseRequested", required = true) long releaseRequested,
+                                    @JsonProperty(value = "skippedSettled", required = true) long skippedSettled,
+                                    @JsonProperty(value = "skippedStale", required = true) long skippedStale,
+                                    @JsonProperty(value = "alreadyCommanded", required = true) long alreadyCommanded,
+                                    @JsonProperty(value = "malformed", required = true) long malformed,
+                                    @JsonProperty(value = "wouldRelease", required = true) long wouldRelease,
+                                    @JsonProperty("candidatesRead") Long candidatesRead,
+                                    @JsonProperty("leftIndex") Long leftIndex) {
+        return new ReconcileTotals(pages, candidates, releaseRequested, skippedSettled, skippedStale, alreadyCommanded, malformed, wouldRelease,
+                candidatesRead == null ? 0 : candidatesRead, leftIndex == null ? 0 : leftIndex);
+    }
 
     /** The totals as runs before {@code candidatesRead} and {@code leftIndex} reported them. */
     public ReconcileTotals(long pages, long candidates, long releaseRequested, long skippedSettled,

@@ -6,6 +6,7 @@ import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
+import com.payments.reconciler.harness.bench.RequestLedger;
 import com.payments.reconciler.harness.ingest.LocalIngestQueue;
 import com.payments.reconciler.harness.ingest.PlatformFeed;
 import com.payments.reconciler.harness.local.LocalPipeline;
@@ -98,10 +99,11 @@ public final class MultiNightRun {
 
     /**
      * How a night grows with the history behind it, per night: the pending-index items read, the scheduled run's
-     * DynamoDB requests and wall time (an operator's rerun is in that night's report, not here), and the last night's
+     * DynamoDB requests, the request units on-demand would bill for them (RequestLedger's rules) and wall time (an operator's rerun is in that night's report, not here), and the last night's
      * requests (and reads) over the second's: the first night has no history behind it.
      */
-    public record History(List<Long> candidatesRead, List<Long> dynamodbRequests, List<Double> wallSeconds, Double lastToSecondNight,
+    public record History(List<Long> candidatesRead, List<Long> dynamodbRequests, List<Long> writeRequestUnits,
+                          List<Double> readRequestUnits, List<Double> wallSeconds, Double lastToSecondNight,
                           Double candidatesLastToSecondNight) {
     }
 
@@ -124,7 +126,8 @@ public final class MultiNightRun {
     public Report run() {
         ShiftableClock clock = new ShiftableClock(wall);
         RequestCounter requests = new RequestCounter();
-        LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, false, List.of(requests),
+        RequestLedger units = new RequestLedger(LocalPipeline.TABLES);
+        LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, false, List.of(requests, units),
                 ProviderFaults.NONE, options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS);
         ExecutionInput first = options.config().inputFor(options.firstWindow());
         // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
@@ -138,6 +141,8 @@ public final class MultiNightRun {
         List<Long> reads = new ArrayList<>();
         List<Long> dynamo = new ArrayList<>();
         List<Double> seconds = new ArrayList<>();
+        List<Long> writeUnits = new ArrayList<>();
+        List<Double> readUnits = new ArrayList<>();
         boolean i2 = true;
         boolean i3Published = true;
         long totalPublished = 0;
@@ -184,6 +189,7 @@ public final class MultiNightRun {
                 moveTo(clock, input.windowStart());
                 pipeline.writeLog().clear();
                 requests.reset();
+                units.reset();
                 Map<LambdaFunction, Integer> invocationsBefore = new EnumMap<>(LambdaFunction.class);
                 invocationsBefore.putAll(pipeline.invocationCounts());
                 long started = System.nanoTime();
@@ -194,6 +200,7 @@ public final class MultiNightRun {
                 followed.add(follow(pipeline, scheduled.executionArn()));
                 // The scheduled run's own requests and time: what a night costs, without the operator's rerun.
                 long scheduledRequests = requests.total();
+                RequestLedger.Snapshot scheduledUnits = units.snapshot();
                 double wallSeconds = (System.nanoTime() - started) / 1e9;
                 if (night == rerunNight) {
                     StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
@@ -212,6 +219,8 @@ public final class MultiNightRun {
                 reports.add(report);
                 reads.add(report.counts().candidatesRead());
                 dynamo.add(scheduledRequests);
+                writeUnits.add(scheduledUnits.writeRequestUnits());
+                readUnits.add(scheduledUnits.readRequestUnits());
                 seconds.add(wallSeconds);
                 console.accept("night " + (night + 1) + " (" + window + "): " + report.execution().status() + ", " + report.counts().candidatesRead()
                         + " candidates read, " + report.counts().releaseRequested() + " releases requested, " + report.counts().delivered()
@@ -239,7 +248,7 @@ public final class MultiNightRun {
                     reports.stream().mapToLong(r -> r.counts().delivered()).sum(),
                     reports.stream().mapToLong(r -> r.cost().dynamodbRequests()).sum(), releasedInTables,
                     reports.getLast().counts().backlogLeft());
-            History history = new History(List.copyOf(reads), List.copyOf(dynamo), List.copyOf(seconds),
+            History history = new History(List.copyOf(reads), List.copyOf(dynamo), List.copyOf(writeUnits), List.copyOf(readUnits), List.copyOf(seconds),
                     ratio(dynamo), ratio(reads));
             return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1);
         }
