@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,9 +42,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Two nights on the same tables: a night's reads from the {@code pending-by-age} index depend on that night's due
  * authorisations, not on the settled history. Counted as the items the index queries return (what DynamoDB bills
- * for), not from the handler's own totals. On the code before the index fix, night 2 read night 1's settled
- * authorisations again (every settled one, every night): the first test failed with 18 items read on night 2
- * instead of 6.
+ * for), not from the handler's own totals. On the code before the index fix (commit b3c72bf) settled authorisations
+ * stayed in the index and every night read them again: the first test failed with 18 items read by night 1 for its 6
+ * open authorisations (night 2 would have read 18 again: its own 6 and night 1's 12 settled), the second with the
+ * settled items still in the index after night 1.
  */
 @ExtendWith(LocalDynamo.class)
 class SettledHistoryIsNotReReadTest {
@@ -129,6 +131,27 @@ class SettledHistoryIsNotReReadTest {
                     .containsKey(Authorisations.PENDING_SHARD);
         }
         assertThat(night(NIGHT_1, true)).as("so a second dry run meets them again").isEqualTo(4);
+    }
+
+    @Test
+    void theCleanupIsFencedAStaleEpochRemovesNothingTheCurrentOneDoes() {
+        Ingestion legacy = new Ingestion(engine.client(), engine.tables(), SHARDS);
+        legacy.authorise("old-1", 1_000, cutoff(NIGHT_1).minus(Duration.ofHours(2)));
+        legacy.settle("old-1", cutoff(NIGHT_1));
+        Candidate read = new CandidateFinder(engine.client(), engine.tables().authorisations())
+                .page(Shards.of("old-1", SHARDS), cutoff(NIGHT_1), null, 10).candidates().getFirst();
+        LeaseStore leases = new LeaseStore(engine.client(), engine.tables().leases(), Timing.LEASE_DURATION, NO_WAIT);
+        LeaseToken stale = ((AcquireResult.Acquired) leases.acquire("hold-release-reconciler", "run/a", clock.instant())).lease().token();
+        clock.advance(Timing.LEASE_DURATION.plusMinutes(1));
+        LeaseToken current = ((AcquireResult.Acquired) leases.acquire("hold-release-reconciler", "run/b", clock.instant())).lease().token();
+        FencedWriter writer = new FencedWriter(engine.client(), engine.tables(), NO_WAIT);
+
+        assertThat(writer.removeSettledFromIndex(stale, List.of(read))).isEqualTo(new FencedWriter.IndexCleanup.Fenced("run/b", current.epoch()));
+        assertThat(legacy.authorisation("old-1")).as("a stale worker writes nothing").containsKey(Authorisations.PENDING_SHARD);
+        assertThat(writer.removeSettledFromIndex(current, List.of(read))).isEqualTo(new FencedWriter.IndexCleanup.Removed(1, 0));
+        assertThat(legacy.authorisation("old-1")).doesNotContainKey(Authorisations.PENDING_SHARD);
+        assertThat(writer.removeSettledFromIndex(current, List.of(read))).as("already out: left as it is")
+                .isEqualTo(new FencedWriter.IndexCleanup.Removed(0, 1));
     }
 
     private static Instant cutoff(Instant windowStart) {
