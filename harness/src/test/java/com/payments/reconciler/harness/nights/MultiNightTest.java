@@ -33,7 +33,7 @@ class MultiNightTest {
         WindowConfig config = WindowConfig.defaults();
         WindowId last = config.latestStartedWindow(Clock.systemUTC().instant());
         List<String> console = new ArrayList<>();
-        MultiNightRun.Report report = new MultiNightRun(new MultiNightRun.Options(new WindowId(last.date().minusDays(2)), 3, config, 120, 11,
+        MultiNightRun.Report report = new MultiNightRun(new MultiNightRun.Options(new WindowId(last.date().minusDays(2)), 3, config, 40, 11,
                 Optional.of(dump), workDir), console::add, Clock.systemUTC()).run();
 
         assertThat(report.nights()).hasSize(3);
