@@ -48,6 +48,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /**
  * {@code bin/reconciler local --nights N}: N consecutive windows on the same tables, engines and provider, on one
@@ -75,11 +76,22 @@ public final class MultiNightRun {
      * @param perDay the platform's new authorisations a day
      */
     public record Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
-                          Path workDir) {
+                          Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
         public Options {
             if (nights < 1) {
                 throw new IllegalArgumentException("--nights must be at least 1, was " + nights);
             }
+            dynamoFaults = List.copyOf(dynamoFaults);
+        }
+
+        /** A series without faults ({@code local --nights}, {@code bench --nights}). */
+        public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState, Path workDir) {
+            this(firstWindow, nights, config, perDay, seed, dumpState, workDir, List.of(), ProviderFaults.NONE);
+        }
+
+        /** DynamoDB faults retry without the SDK's backoff pauses, as chaos schedules do. */
+        boolean faulty() {
+            return !dynamoFaults.isEmpty();
         }
     }
 
@@ -88,6 +100,16 @@ public final class MultiNightRun {
                          Integer operatorRerunNight) {
         public boolean succeeded() {
             return nights.stream().allMatch(n -> "SUCCEEDED".equals(n.execution().status()) && n.invariantsHold())
+                    && invariants.values().stream().allMatch(Boolean::booleanValue);
+        }
+
+        /**
+         * With faults ({@code chaos --nights}): a night may fail, and is judged by the next one, which decides and
+         * delivers what it left; the last night must succeed, and every invariant hold on every night and across them.
+         */
+        public boolean recovered() {
+            return "SUCCEEDED".equals(nights.getLast().execution().status())
+                    && nights.stream().allMatch(RunReport::invariantsHold)
                     && invariants.values().stream().allMatch(Boolean::booleanValue);
         }
     }
@@ -127,8 +149,11 @@ public final class MultiNightRun {
         ShiftableClock clock = new ShiftableClock(wall);
         RequestCounter requests = new RequestCounter();
         RequestLedger units = new RequestLedger(LocalPipeline.TABLES);
-        LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, false, List.of(requests, units),
-                ProviderFaults.NONE, options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS);
+        List<ExecutionInterceptor> interceptors = new ArrayList<>(options.dynamoFaults());
+        interceptors.add(requests);
+        interceptors.add(units);
+        LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.faulty(), interceptors,
+                options.providerFaults(), options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS);
         ExecutionInput first = options.config().inputFor(options.firstWindow());
         // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
         int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
