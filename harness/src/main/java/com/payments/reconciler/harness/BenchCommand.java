@@ -116,7 +116,7 @@ final class BenchCommand implements Callable<Integer> {
             + "history.lastToSecondNight: the last night's requests over the second's (goal <= 1.05).")
     Integer nights;
 
-    @Option(names = "--nights-authorisations", paramLabel = "N", defaultValue = "500", description = "With --nights: the platform's "
+    @Option(names = "--nights-authorisations", paramLabel = "N", defaultValue = "300", description = "With --nights: the platform's "
             + "new authorisations a day, 10 to 100000 (default: ${DEFAULT-VALUE}).")
     int nightsAuthorisations;
 

@@ -9,7 +9,7 @@ import java.io.StringWriter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** {@code local --nights N}: a bad value or a flag that means one night only is exit 2 naming it, before anything starts. */
+/** {@code local --nights N} and {@code chaos --nights N}: a bad value or a flag that means one night only is exit 2 naming it, before anything starts. */
 class NightsBadInputTest {
 
     @ParameterizedTest
@@ -23,10 +23,24 @@ class NightsBadInputTest {
             "--nights 3 --events missing.jsonl|--events",
             "--nights 3 --settled-fraction 0.5|--settled-fraction",
     })
-    void exitsTwoNamingTheFlag(String args, String named) {
+    void localExitsTwoNamingTheFlag(String args, String named) {
+        exitsTwoNamingTheFlag("local " + args, named);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--nights 1|--nights",
+            "--nights 3 --mutant no-lease-check|--mutant",
+            "--nights 3 --nights-authorisations 5|--nights-authorisations",
+            "--nights 3 --faults ddb-conflict=2|--faults",
+    })
+    void chaosExitsTwoNamingTheFlag(String args, String named) {
+        exitsTwoNamingTheFlag("chaos " + args, named);
+    }
+    private static void exitsTwoNamingTheFlag(String args, String named) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        String[] argv = ("local " + args).split(" ");
+        String[] argv = args.split(" ");
         int exit = HarnessCli.execute(argv, new PrintWriter(out), new PrintWriter(err));
         assertThat(exit).as(err.toString()).isEqualTo(ExitCodes.BAD_INPUT);
         assertThat(err.toString()).contains(named);
