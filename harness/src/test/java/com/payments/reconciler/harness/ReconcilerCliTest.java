@@ -66,7 +66,7 @@ class ReconcilerCliTest {
                 "ingestion", "executions");
         assertThat(report.get("executions")).hasSize(1);
         assertThat(fieldNames(report.get("executions").get(0))).containsExactly("name", "status", "error", "candidates",
-                "releaseRequested", "skippedSettled", "skippedStale", "fencedRefusals");
+                "releaseRequested", "skippedSettled", "skippedStale", "candidatesRead", "fencedRefusals");
         assertThat(fieldNames(report.get("ingestion"))).containsExactly("published", "accepted", "duplicates", "rejected",
                 "deadLettered", "receives", "invocations");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",

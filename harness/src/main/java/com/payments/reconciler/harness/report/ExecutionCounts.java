@@ -13,10 +13,11 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  * one that failed or was superseded has no summary, and its decisions are what its last reconcile page carried out
  * of the state (the page's running totals), so a failed night is not reported as having decided nothing.
  *
+ * @param candidatesRead items this execution read from the pending index
  * @param fencedRefusals transactions of this execution the engine refused on their lease check
  */
 public record ExecutionCounts(String name, String status, String error, long candidates, long releaseRequested,
-                              long skippedSettled, long skippedStale, long fencedRefusals) {
+                              long skippedSettled, long skippedStale, long candidatesRead, long fencedRefusals) {
 
     /** The shipped workflow's task state that runs ReconcilePage (ExecutionCountsTest reads the definition). */
     static final String RECONCILE_PAGE_STATE = "ReconcilePage";
@@ -27,7 +28,8 @@ public record ExecutionCounts(String name, String status, String error, long can
                 .orElseGet(() -> lastPageTotals(followed.events()));
         return new ExecutionCounts(ExecutionName.lastSegmentOf(followed.executionArn()), followed.status().toString(),
                 followed.error().orElse(null), decided.path("candidates").asLong(), decided.path("releaseRequested").asLong(),
-                decided.path("skippedSettled").asLong(), decided.path("skippedStale").asLong(), fencedRefusals);
+                decided.path("skippedSettled").asLong(), decided.path("skippedStale").asLong(), decided.path("candidatesRead").asLong(),
+                fencedRefusals);
     }
 
     static JsonNode lastPageTotals(List<HistoryEvent> events) {

@@ -33,11 +33,13 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param escalated commands parked because they outlived automatic delivery
      * @param backlogLeft commands the night left PENDING for the next run (its budget could not fit them at the quota)
      * @param wouldRelease a dry run: the authorisations it would release, as the unchanged tables imply them (0 otherwise)
+     * @param candidatesRead items the night read from the pending-by-age index (its runs' totals): what grows with history
+     *                       when settled authorisations stay in the index
      */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
                          long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
                          long cancelledSettled, long cancelledEnded, long quarantined, long escalated, long backlogLeft,
-                         long wouldRelease) {
+                         long wouldRelease, long candidatesRead) {
     }
 
     /**

@@ -21,7 +21,7 @@ class ExecutionCountsTest {
 
     static HistoryEvent pageExited(long candidates, long releaseRequested, long skippedSettled) {
         String output = "{\"page\":{\"more\":true,\"totals\":{\"candidates\":" + candidates + ",\"releaseRequested\":" + releaseRequested
-                + ",\"skippedSettled\":" + skippedSettled + ",\"skippedStale\":1}}}";
+                + ",\"skippedSettled\":" + skippedSettled + ",\"skippedStale\":1,\"candidatesRead\":" + (candidates + 5) + "}}}";
         return HistoryEvent.builder().type(HistoryEventType.TASK_STATE_EXITED)
                 .stateExitedEventDetails(StateExitedEventDetails.builder().name("ReconcilePage").output(output).build()).build();
     }
@@ -41,16 +41,16 @@ class ExecutionCountsTest {
         ExecutionCounts counts = ExecutionCounts.of(failed, 0);
 
         assertThat(counts).isEqualTo(new ExecutionCounts("reconcile-2026-11-27", "FAILED", "ProviderContractViolation",
-                1_500, 1_303, 196, 1, 0));
+                1_500, 1_303, 196, 1, 1_505, 0));
     }
 
     @Test
     void aFinishedExecutionReportsItsSummary() {
         var done = new ExecutionFollower.Followed(ARN + "reconcile-2026-11-27-rerun-1", ExecutionStatus.SUCCEEDED,
-                Optional.of("{\"reconcile\":{\"candidates\":7,\"releaseRequested\":5,\"skippedSettled\":2,\"skippedStale\":0}}"),
+                Optional.of("{\"reconcile\":{\"candidates\":7,\"releaseRequested\":5,\"skippedSettled\":2,\"skippedStale\":0,\"candidatesRead\":9}}"),
                 Optional.empty(), Optional.empty(), List.of(pageExited(3, 3, 0)), 12, 0);
 
-        assertThat(ExecutionCounts.of(done, 2)).isEqualTo(new ExecutionCounts("reconcile-2026-11-27-rerun-1", "SUCCEEDED", null, 7, 5, 2, 0, 2));
+        assertThat(ExecutionCounts.of(done, 2)).isEqualTo(new ExecutionCounts("reconcile-2026-11-27-rerun-1", "SUCCEEDED", null, 7, 5, 2, 0, 9, 2));
     }
 
     @Test
