@@ -38,7 +38,8 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * <p>Several pollers at once, as Lambda runs them: Lambda starts with five concurrent batches and scales up to the
  * mapping's {@code MaximumConcurrency} (AWS Lambda Developer Guide, "Configuring scaling behavior for SQS event source
  * mappings"), so the harness runs {@link MappingSpec#pollers()} of them; the local Lambda service gives IngestEvents as
- * many sandboxes, up to its reserved concurrency. A message is invisible to the other pollers while its batch is being
+ * many sandboxes, up to its reserved concurrency (the pollers start one after another, each once the one before it has
+ * had its first answer: see {@link #startPoller}). A message is invisible to the other pollers while its batch is being
  * processed (the queue's visibility timeout); a message the function reported is made visible again as soon as the
  * invocation answered, where SQS waits for the visibility timeout (docs/emulator-differences.md, "Ingestion"). Every
  * figure is counted by message id, so a message SQS delivers to two pollers at once (at-least-once delivery) is counted
@@ -74,6 +75,7 @@ public final class LocalEventSourceMapping {
     private final URI lambdaEndpoint;
     private final Clock clock;
     private final int pollers;
+    private final boolean staggered;
     private final Listener listener;
     private final Object lock = new Object();
     /** Bumped whenever something a waiting poller could now receive may have happened (a publication, an invocation's end). */
@@ -88,14 +90,16 @@ public final class LocalEventSourceMapping {
 
     /** One poller (the chaos campaign and the bench, whose schedules and request counts assume one). */
     public LocalEventSourceMapping(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock) {
-        this(queue, lambdaEndpoint, clock, 1, Listener.NONE);
+        this(queue, lambdaEndpoint, clock, 1, false, Listener.NONE);
     }
 
     /**
      * @param pollers batches invoked at once ({@link MappingSpec#pollers()} plays the deployed mapping)
+     * @param staggered each poller starts once the one before it had its first answer (sandbox hosting: see {@link #startPoller})
      * @param listener told after each invocation how many messages are done (the run's progress line)
      */
-    public LocalEventSourceMapping(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock, int pollers, Listener listener) {
+    public LocalEventSourceMapping(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock, int pollers, boolean staggered,
+                                   Listener listener) {
         if (pollers < 1) {
             throw new IllegalArgumentException("pollers must be at least 1, was " + pollers);
         }
@@ -103,6 +107,7 @@ public final class LocalEventSourceMapping {
         this.lambdaEndpoint = lambdaEndpoint;
         this.clock = clock;
         this.pollers = pollers;
+        this.staggered = staggered;
         this.listener = listener;
     }
 
@@ -161,21 +166,24 @@ public final class LocalEventSourceMapping {
         List<Thread> threads = new ArrayList<>();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         try (HttpClient http = HttpClient.newHttpClient()) {
-            for (int i = 0; i < pollers; i++) {
-                threads.add(Thread.ofVirtual().name("ingest-poller-" + (i + 1)).start(() -> {
-                    try {
-                        poll(http, deadline, limit);
-                    } catch (RuntimeException e) {
-                        failure.compareAndSet(null, e);
-                        stopAll();
-                    }
-                }));
+            for (int i = 0; i < (staggered ? 1 : pollers); i++) {
+                startPoller(threads, http, deadline, limit, failure);
             }
-            for (Thread thread : threads) {
-                thread.join();
+            // Pollers start one after another (each once the previous one's first invocation answered): joined as they come.
+            for (int joined = 0; ; joined++) {
+                Thread next;
+                synchronized (threads) {
+                    if (joined == threads.size()) {
+                        break;
+                    }
+                    next = threads.get(joined);
+                }
+                next.join();
             }
         } catch (InterruptedException e) {
-            threads.forEach(Thread::interrupt);
+            synchronized (threads) {
+                threads.forEach(Thread::interrupt);
+            }
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while draining the ingestion queue", e);
         }
@@ -187,6 +195,28 @@ public final class LocalEventSourceMapping {
         return new Drained(receives.get(), invocations.get(), functionErrors.get(), deletedIds.size(), Set.copyOf(neverDeleted));
     }
 
+    /**
+     * Starts a poller; when staggered, after its first invocation answered it starts the next, up to {@link #pollers()}. Staggered so
+     * that the local machine does not initialise several IngestEvents sandboxes (JVMs) at once: on 2 cores, five at
+     * once overran Lambda's 10 s init limit under load, where on AWS each environment initialises on its own.
+     */
+    private void startPoller(List<Thread> threads, HttpClient http, Instant deadline, Duration limit, AtomicReference<RuntimeException> failure) {
+        synchronized (threads) {
+            if (threads.size() >= pollers) {
+                return;
+            }
+            int number = threads.size() + 1;
+            threads.add(Thread.ofVirtual().name("ingest-poller-" + number).start(() -> {
+                try {
+                    poll(http, deadline, limit, staggered ? () -> startPoller(threads, http, deadline, limit, failure) : () -> { });
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                    stopAll();
+                }
+            }));
+        }
+    }
+
     private void stopAll() {
         synchronized (lock) {
             stopped = true;
@@ -194,8 +224,9 @@ public final class LocalEventSourceMapping {
         }
     }
 
-    private void poll(HttpClient http, Instant deadline, Duration limit) {
+    private void poll(HttpClient http, Instant deadline, Duration limit, Runnable afterFirstInvocation) {
         MappingSpec spec = queue.spec();
+        boolean first = true;
         while (true) {
             long seen;
             synchronized (lock) {
@@ -210,6 +241,10 @@ public final class LocalEventSourceMapping {
             List<Message> batch = receiveBatch(spec);
             if (!batch.isEmpty()) {
                 invokeAndSettle(http, batch, spec);
+                if (first) {
+                    first = false;
+                    afterFirstInvocation.run();
+                }
                 continue;
             }
             synchronized (lock) {

@@ -60,13 +60,16 @@ public final class PlatformFeed {
 
     /** One poller: the chaos campaign's and the bench's feeds, whose schedules and request counts assume one. */
     public PlatformFeed(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock) {
-        this(queue, lambdaEndpoint, clock, 1);
+        this(queue, lambdaEndpoint, clock, 1, false);
     }
 
-    /** {@code pollers} batches invoked at once, as the deployed mapping runs them ({@link MappingSpec#pollers()}). */
-    public PlatformFeed(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock, int pollers) {
+    /**
+     * {@code pollers} batches invoked at once, as the deployed mapping runs them ({@link MappingSpec#pollers()});
+     * {@code staggered}: each poller starts once the one before it had its first answer (functions in sandboxes).
+     */
+    public PlatformFeed(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock, int pollers, boolean staggered) {
         this.queue = queue;
-        this.mapping = new LocalEventSourceMapping(queue, lambdaEndpoint, clock, pollers, done -> {
+        this.mapping = new LocalEventSourceMapping(queue, lambdaEndpoint, clock, pollers, staggered, done -> {
             synchronized (flow) {
                 flow.notifyAll();
             }

@@ -233,7 +233,8 @@ public final class LocalRun {
     private PlatformFeed ingestionFeed(LocalIngestQueue queue, LocalPipeline pipeline) {
         int pollers = queue.spec().pollers();
         ProgressLines lines = new ProgressLines(wall, console);
-        return new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall, pollers).withProgress((done, total) -> lines.offer(() ->
+        boolean sandboxes = options.hosting() instanceof LocalPipeline.Sandboxes;
+        return new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall, pollers, sandboxes).withProgress((done, total) -> lines.offer(() ->
                 String.format(java.util.Locale.ROOT, "  ingestion: %,d of %,d events (%d pollers)", done, total, pollers)));
     }
 

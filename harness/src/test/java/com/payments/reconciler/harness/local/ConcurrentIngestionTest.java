@@ -91,7 +91,7 @@ class ConcurrentIngestionTest {
 
         PlatformFeed.Tally tally;
         try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LocalRun.LOCAL_QUEUE_PREFIX, spec)) {
-            PlatformFeed feed = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC(), spec.pollers())
+            PlatformFeed feed = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC(), spec.pollers(), false)
                     .withProgress((done, total) -> progress.add(done));
             tally = feed.feed(bodies, 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
         }
@@ -135,7 +135,7 @@ class ConcurrentIngestionTest {
 
         PlatformFeed.Tally tally;
         try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), "twice-", spec)) {
-            tally = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC(), 2)
+            tally = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC(), 2, false)
                     .feed(List.of(CREATED.formatted("once")), 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
         }
 
