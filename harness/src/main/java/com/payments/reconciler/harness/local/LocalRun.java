@@ -268,7 +268,8 @@ public final class LocalRun {
     private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected) {
         String name = ExecutionName.lastSegmentOf(executionArn);
         console.accept("following " + name);
-        HistoryRenderer renderer = new HistoryRenderer(wall.instant());
+        // Times from the execution's start, as the console shows them (it may have started before it is followed).
+        HistoryRenderer renderer = new HistoryRenderer(pipeline.sfn().describeExecution(b -> b.executionArn(executionArn)).startDate());
         int shards = options.config().inputFor(options.window()).shards();
         DeliveryWatch watch = new DeliveryWatch(pipeline, shards);
         NightProgress progress = new NightProgress(wall, console, requested -> new DeliveryProgress(requested, shards,
