@@ -94,8 +94,8 @@ final class LocalCommand implements Callable<Integer> {
             + "quota the engines keep to; 40 is the stack's default, a production-paced night).", defaultValue = "160")
     Double providerQuota;
 
-    @Option(names = "--provider-concurrency", paramLabel = "M", description = "With --provider-quota: the concurrent requests the "
-            + "provider allows (default: the stack's, 32).")
+    @Option(names = "--provider-concurrency", paramLabel = "M", description = "The concurrent requests the simulated "
+            + "provider allows, beside its quota (default: the stack's, 32).")
     Integer providerConcurrency;
 
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
