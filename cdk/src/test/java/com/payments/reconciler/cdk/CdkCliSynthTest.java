@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code npx cdk synth} exactly as the README says: from the repository root, no {@code --output}, so the
+ * {@code npx cdk synth} exactly as docs/operating.md says: from the repository root, no {@code --output}, so the
  * CLI hands the app its default, relative {@code cdk.out}; with {@code JAVA_HOME} unset and, when the machine
  * has one, an older {@code java} (17) first on PATH, as on a fresh workstation. cdk.json's app must then find
  * a JDK 25 itself (bin/find-jdk), build the Lambda jar and this module through Maven, run the app with cdk-nag,

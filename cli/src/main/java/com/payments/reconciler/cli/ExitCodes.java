@@ -1,6 +1,6 @@
 package com.payments.reconciler.cli;
 
-/** {@code bin/reconciler}'s exit codes, as the README documents them. */
+/** {@code bin/reconciler}'s exit codes, as docs/operating.md documents them. */
 public final class ExitCodes {
 
     private ExitCodes() {

@@ -12,7 +12,8 @@ public final class EventIngestion {
 
     /**
      * Writes one event may take: the first, a follow-up the stored item calls for (a stub to complete, an end to
-     * record beside a decision), and one more if a concurrent write moved the item between the two.
+     * record beside a decision) or that the applied write calls for (a settlement's authorisation leaving the pending
+     * index), and one more if a concurrent write moved the item between the two.
      */
     static final int MAX_WRITES = 3;
 
@@ -35,14 +36,25 @@ public final class EventIngestion {
 
     private IngestOutcome apply(IngestEvent event) {
         IngestWrite write = decision.first(event);
+        String applied = null;
         for (int writes = 1; writes <= MAX_WRITES; writes++) {
             Optional<StoredItem> stored = store.apply(write);
             if (stored.isEmpty()) {
-                return new IngestOutcome.Accepted(event.eventId(), write.getClass().getSimpleName(), writes);
+                applied = applied == null ? write.getClass().getSimpleName() : applied;
+                Optional<IngestWrite> followUp = decision.followUp(write);
+                if (followUp.isEmpty()) {
+                    return new IngestOutcome.Accepted(event.eventId(), applied, writes);
+                }
+                write = followUp.get();
+                continue;
             }
             switch (decision.afterConditionFailed(write, stored.get())) {
                 case IngestionDecision.Next.Duplicate duplicate -> {
                     return new IngestOutcome.Duplicate(event.eventId(), duplicate.why(), writes);
+                }
+                case IngestionDecision.Next.DuplicateAfter duplicate -> {
+                    store.apply(duplicate.followUp());
+                    return new IngestOutcome.Duplicate(event.eventId(), duplicate.why(), writes + 1);
                 }
                 case IngestionDecision.Next.Conflict conflict -> {
                     return new IngestOutcome.Refused(conflict.refusal(), writes);

@@ -1,6 +1,8 @@
 package com.payments.reconciler.ingest;
 
 import com.payments.reconciler.ingest.IngestWrite.CompleteEndedAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.CompleteSettledAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.LeaveIndexOnSettlement;
 import com.payments.reconciler.ingest.IngestWrite.CreateAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.EndAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.RecordEndBesideDecision;
@@ -47,7 +49,7 @@ public final class IngestStore {
     // void), and leaving the sparse index keeps it from ever being a candidate again.
     static final String END = "SET #state = :voided, version = if_not_exists(version, :zero) + :one, endedAt = :endedAt, "
             + "endKind = :kind, endEventId = :eventId REMOVE pendingShard";
-    static final String END_CONDITION = "attribute_not_exists(authorisationId) OR #state = :authorised";
+    static final String END_CONDITION = "attribute_not_exists(authorisationId) OR attribute_not_exists(#state) OR #state = :authorised";
 
     // Never rewinds a decision: state, version and pendingShard are not in the expression, and the condition pins the
     // state that was observed, so the reconciler's RELEASE_REQUESTED (and its command) stay exactly as they are.
@@ -57,6 +59,24 @@ public final class IngestStore {
     // One settlement per authorisation, the first stays: the release transaction's ConditionCheck and delivery's
     // re-read only ask whether one exists (I3), and settledAt must not move once delivery compared against it.
     static final String SETTLE = ABSENT;
+
+    // History-free nights: a settled authorisation can never be released (I3), so it leaves the pending-by-age index
+    // once its settlement is stored, and no later night reads it again; before the create it makes a stub without state
+    // that tells the create to stay out of the index. Unconditional, so the item ends the same whatever order the events
+    // came in: state and version are not in the expression, so a decided or ended item keeps both (and its command)
+    // exactly as they are, and a release transaction that read the item AUTHORISED is still stopped by its own
+    // Settlements check, which is what enforces I3. A decided or ended item has no pendingShard to remove.
+    static final String LEAVE_INDEX = "SET settlementSeen = :eventId REMOVE pendingShard";
+
+    // The create of an authorisation a settlement stub stands for: AUTHORISED at version 1 like any create, but without
+    // pendingShard (settled: never a candidate). Only on a stub without state and fields; an end that raced in (VOIDED)
+    // makes it fail, and the create then completes the ended stub.
+    static final String COMPLETE_SETTLED = "SET #state = :authorised, version = :one, amountMinor = :amount, currency = :currency, "
+            + "merchantId = :merchant, authorisedAt = :authorisedAt, createdEventId = :eventId";
+    static final String COMPLETE_SETTLED_CONDITION = "attribute_exists(settlementSeen) AND attribute_not_exists(#state) AND attribute_not_exists(authorisedAt)";
+
+    /** What {@link #authorisation} reads for an item without a state: a settlement's stub, or a platform's item missing it. */
+    static final String NO_STATE = "UNKNOWN";
 
     private static final Map<String, String> STATE_NAME = Map.of("#state", Authorisations.STATE);
 
@@ -128,6 +148,25 @@ public final class IngestStore {
                                     ":endedAt", n(e.endedAt().toEpochMilli()), ":kind", s(e.kind().name()), ":eventId", s(e.eventId())))
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
                 }
+                case LeaveIndexOnSettlement leave -> {
+                    var e = leave.event();
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(LEAVE_INDEX)
+                            .expressionAttributeValues(Map.of(":eventId", s(e.eventId())))));
+                }
+                case CompleteSettledAuthorisation complete -> {
+                    var e = complete.event();
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(COMPLETE_SETTLED)
+                            .conditionExpression(COMPLETE_SETTLED_CONDITION)
+                            .expressionAttributeNames(STATE_NAME)
+                            .expressionAttributeValues(Map.of(":authorised", s(Authorisations.STATE_AUTHORISED), ":one", n(1),
+                                    ":amount", n(e.amountMinor()), ":currency", s(e.currency()), ":merchant", s(e.merchantId()),
+                                    ":authorisedAt", n(e.authorisedAt().toEpochMilli()), ":eventId", s(e.eventId())))
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
                 case RecordSettlement settle -> {
                     var e = settle.event();
                     Map<String, AttributeValue> item = Map.of(
@@ -154,7 +193,7 @@ public final class IngestStore {
 
     /** An absent item (a condition that needed one) reads as a state of its own, which no condition pins. */
     static StoredAuthorisation authorisation(Map<String, AttributeValue> item) {
-        return new StoredAuthorisation(string(item, Authorisations.STATE).orElse(item.isEmpty() ? "ABSENT" : "UNKNOWN"),
+        return new StoredAuthorisation(string(item, Authorisations.STATE).orElse(item.isEmpty() ? "ABSENT" : NO_STATE),
                 string(item, Authorisations.CREATED_EVENT_ID), string(item, Authorisations.END_EVENT_ID),
                 number(item, Authorisations.AMOUNT_MINOR), string(item, Authorisations.CURRENCY), string(item, Authorisations.MERCHANT_ID),
                 number(item, Authorisations.AUTHORISED_AT).map(Instant::ofEpochMilli));

@@ -34,4 +34,15 @@ public sealed interface IngestWrite {
 
     record RecordSettlement(SettlementPosted event) implements IngestWrite {
     }
+
+    /**
+     * After {@link RecordSettlement}: the authorisation leaves the pending index (or, not yet created, a stub says it
+     * settled), so no later night reads it again. State and version are never touched.
+     */
+    record LeaveIndexOnSettlement(SettlementPosted event) implements IngestWrite {
+    }
+
+    /** The create of an authorisation whose settlement arrived first: its fields, AUTHORISED, never in the pending index. */
+    record CompleteSettledAuthorisation(AuthorisationCreated event) implements IngestWrite {
+    }
 }

@@ -4,6 +4,8 @@ import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
 import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
 import com.payments.reconciler.ingest.IngestWrite.CompleteEndedAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.CompleteSettledAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.LeaveIndexOnSettlement;
 import com.payments.reconciler.ingest.IngestWrite.CreateAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.EndAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.RecordEndBesideDecision;
@@ -43,6 +45,21 @@ public final class IngestionDecision {
 
         record Write(IngestWrite write) implements Next {
         }
+
+        /**
+         * Applied by an earlier delivery, whose follow-up write may not have been made (a response lost, a crash between
+         * the two): {@code followUp} is made again (it has no condition and repeats harmlessly), then it is a duplicate.
+         */
+        record DuplicateAfter(IngestWrite followUp, String why) implements Next {
+        }
+    }
+
+    /**
+     * The write that must follow {@code applied}, if any: a stored settlement takes its authorisation out of the pending
+     * index (that write has no condition, so it never comes back here).
+     */
+    public Optional<IngestWrite> followUp(IngestWrite applied) {
+        return applied instanceof RecordSettlement settle ? Optional.of(new LeaveIndexOnSettlement(settle.event())) : Optional.empty();
     }
 
     public IngestWrite first(IngestEvent event) {
@@ -65,6 +82,10 @@ public final class IngestionDecision {
     private Next afterCreate(AuthorisationCreated event, StoredAuthorisation stored) {
         if (stored.createdEventId().equals(Optional.of(event.eventId()))) {
             return new Next.Duplicate("event already applied");
+        }
+        if (stored.authorisedAt().isEmpty() && IngestStore.NO_STATE.equals(stored.state())) {
+            // A stub its settlement made before the create arrived: fill it in, AUTHORISED but never pending.
+            return new Next.Write(new CompleteSettledAuthorisation(event));
         }
         if (stored.authorisedAt().isEmpty()) {
             // A stub an end event made before its create arrived: fill it in, and it stays ended.
@@ -100,7 +121,7 @@ public final class IngestionDecision {
 
     private static Next afterSettlement(SettlementPosted event, StoredSettlement stored) {
         if (stored.settlementEventId().equals(Optional.of(event.eventId()))) {
-            return new Next.Duplicate("event already applied");
+            return new Next.DuplicateAfter(new LeaveIndexOnSettlement(event), "event already applied");
         }
         // One settlement per authorisation in the reconciler's schema: the first stored stays (its settledAt is what
         // delivery compared against); a later one changes nothing the reconciler decides.

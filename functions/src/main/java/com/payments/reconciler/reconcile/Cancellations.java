@@ -106,6 +106,11 @@ final class Cancellations {
         return outcomes;
     }
 
+    /** Whether the item at {@code index} of the transaction failed its own condition (the lease check is index 0). */
+    static boolean conditionFailed(List<CancellationReason> reasons, int index) {
+        return failed(reasons, index);
+    }
+
     private static boolean failed(List<CancellationReason> reasons, int index) {
         return index < reasons.size() && isConditionFailure(reasons.get(index));
     }

@@ -16,9 +16,15 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException;
 
+import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Tables.Leases;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import java.util.UUID;
 
 /**
@@ -42,6 +48,8 @@ public final class FencedWriter {
     public static final int TRANSACTION_ITEM_LIMIT = ProtectedWriteItems.TRANSACTION_ITEM_LIMIT;
     /** Releases per transaction: the lease check plus three items each (33). */
     public static final int RELEASES_PER_TRANSACTION = (TRANSACTION_ITEM_LIMIT - 1) / ProtectedWriteItems.ITEMS_PER_RELEASE;
+    /** Settled candidates per cleanup transaction: the lease check plus one update each (99; a page's batch holds at most 33). */
+    public static final int CLEANUPS_PER_TRANSACTION = (TRANSACTION_ITEM_LIMIT - 1) / ProtectedWriteItems.ITEMS_PER_CLEANUP;
     /** Delivery marks per transaction: the lease check plus one update each (99). */
     public static final int MARKS_PER_TRANSACTION = TRANSACTION_ITEM_LIMIT - 1;
 
@@ -104,6 +112,68 @@ public final class FencedWriter {
                                                 Instant cutoff, Instant now) {
         checkBatch(candidates.stream().map(Candidate::authorisationId).toList(), RELEASES_PER_TRANSACTION, "authorisation");
         return rounds().releases(lease, candidates, cutoff, round -> items.releases(lease, round, windowId, now));
+    }
+
+    /** What the cleanup of settled candidates did: how many left the index, or the lease refused it. */
+    public sealed interface IndexCleanup {
+        record Removed(int removed, int unchanged) implements IndexCleanup {
+        }
+
+        record Fenced(String currentOwner, long currentEpoch) implements IndexCleanup {
+        }
+    }
+
+    /**
+     * Takes settled candidates out of the {@code pending-by-age} index (items written before ingestion did it, or a
+     * settlement whose follow-up write was lost), fenced: one transaction of the lease check and one update per
+     * candidate. An item that changed since it was read (decided, ended, already out) is left as it is; contention
+     * that outlives the retries leaves the rest for the next night, which meets them again. A refused lease check is
+     * final and returned, for the caller to stop the run.
+     */
+    public IndexCleanup removeSettledFromIndex(LeaseToken lease, List<Candidate> settled) {
+        checkBatch(settled.stream().map(Candidate::authorisationId).toList(), CLEANUPS_PER_TRANSACTION, "authorisation");
+        List<Candidate> round = settled;
+        int cancellations = 0;
+        String batchKey = "leave-index:" + String.join(",", settled.stream().map(c -> c.authorisationId() + "@" + c.observedVersion()).toList());
+        for (int attempt = 1; attempt <= backoff.maxAttempts() && !round.isEmpty(); attempt++) {
+            switch (send(items.leaveIndex(lease, round), BatchRounds.requestToken(batchKey, lease.epoch(), attemptId, cancellations))) {
+                case Answer.Committed c -> {
+                    return new IndexCleanup.Removed(round.size(), settled.size() - round.size());
+                }
+                case Answer.Cancelled(List<CancellationReason> reasons) -> {
+                    cancellations++;
+                    switch (Cancellations.verdict(reasons)) {
+                        case ANSWERED -> {
+                            if (Cancellations.conditionFailed(reasons, ProtectedWriteItems.LEASE_CHECK)) {
+                                Map<String, AttributeValue> holder = reasons.get(ProtectedWriteItems.LEASE_CHECK).item();
+                                return new IndexCleanup.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
+                            }
+                            // Those that failed their own condition moved on since the night read them: leave them be.
+                            List<Candidate> next = new ArrayList<>();
+                            for (int k = 0; k < round.size(); k++) {
+                                if (!Cancellations.conditionFailed(reasons, ProtectedWriteItems.FIRST_BATCH_ITEM + k)) {
+                                    next.add(round.get(k));
+                                }
+                            }
+                            round = next;
+                            continue;
+                        }
+                        case UNEXPECTED -> throw new IllegalStateException("index cleanup of " + settled.size()
+                                + " settled authorisations cancelled for an unexpected reason: " + Cancellations.codes(reasons));
+                        case TRANSIENT -> { }
+                    }
+                }
+                case Answer.TokenReused r -> cancellations++;
+                case Answer.InProgress p -> { }
+                case Answer.NoAnswer n -> { }
+                case Answer.Throttled t -> { }
+            }
+            if (attempt < backoff.maxAttempts()) {
+                backoff.beforeRetry(attempt);
+            }
+        }
+        // Committed nothing more: the next night reads what is left and tries again.
+        return new IndexCleanup.Removed(0, settled.size());
     }
 
     /** Records each provider's final answer on its command, fenced; a command is finalised once. */

@@ -49,6 +49,14 @@ final class ProtectedWriteItems {
     static final String REQUEST_RELEASE = "SET #state = :releaseRequested, version = version + :one REMOVE pendingShard";
     // I3: never release an authorisation that has a settlement.
     static final String NOT_SETTLED = "attribute_not_exists(authorisationId)";
+    // History-free nights (the cleanup of items a settlement left in the index): only an item still AUTHORISED at the
+    // version the night read, still in the index. State and version are not written: nothing is decided, the item only
+    // stops being read by every later night. Fenced like every write of the night (I1 covers decisions; this keeps a
+    // stale worker from writing at all).
+    static final String STILL_PENDING_AS_OBSERVED = "version = :observed AND #state = :authorised AND attribute_exists(pendingShard)";
+    static final String LEAVE_INDEX = "REMOVE pendingShard";
+    /** Items per settled candidate in a cleanup transaction: one update each, behind the lease check (up to 99). */
+    static final int ITEMS_PER_CLEANUP = 1;
     // I2: one command per business operation, whoever issues it.
     static final String NEW_COMMAND = "attribute_not_exists(operationId)";
     // A command is finalised once: a second leader's delivery of the same operation leaves the first record.
@@ -80,6 +88,21 @@ final class ProtectedWriteItems {
         List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + ITEMS_PER_RELEASE * round.size());
         items.add(leaseCheck(lease));
         round.forEach(candidate -> items.addAll(release(lease, candidate, windowId, now)));
+        return items;
+    }
+
+    /** The lease check, then one conditional update per settled candidate: out of the pending index, nothing else. */
+    List<TransactWriteItem> leaveIndex(LeaseToken lease, List<Candidate> settled) {
+        List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + ITEMS_PER_CLEANUP * settled.size());
+        items.add(leaseCheck(lease));
+        settled.forEach(candidate -> items.add(TransactWriteItem.builder().update(Update.builder()
+                .tableName(tables.authorisations())
+                .key(Map.of(Authorisations.AUTHORISATION_ID, s(candidate.authorisationId())))
+                .conditionExpression(STILL_PENDING_AS_OBSERVED)
+                .updateExpression(LEAVE_INDEX)
+                .expressionAttributeNames(Map.of("#state", Authorisations.STATE))
+                .expressionAttributeValues(Map.of(":observed", n(candidate.observedVersion()), ":authorised", s(Authorisations.STATE_AUTHORISED)))
+                .build()).build()));
         return items;
     }
 

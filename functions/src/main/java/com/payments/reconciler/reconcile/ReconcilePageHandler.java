@@ -92,7 +92,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
             int limit = Math.min(Timing.RECONCILE_PAGE_SIZE, Timing.RECONCILE_CANDIDATES_PER_CALL - decided);
             CandidateFinder.Page page = finder.page(cursor.shard(), window.cutoff(), cursor.startKey(), limit);
             page.malformed().forEach(bad -> LOG.warn("skipped malformed authorisation {}: {}", bad.authorisationId(), bad.problem()));
-            totals = totals.withMalformed(page.malformed().size());
+            totals = totals.withMalformed(page.malformed().size()).withRead(page.candidates().size() + page.malformed().size());
 
             boolean stoppedEarly = false;
             List<Candidate> candidates = page.candidates();
@@ -138,14 +138,29 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                                    ReconcileTotals totals) {
         Set<String> settled = settlements.settledAmong(batch.stream().map(Candidate::authorisationId).toList());
         List<Candidate> releasable = new ArrayList<>();
+        List<Candidate> settledInIndex = new ArrayList<>();
         for (Candidate candidate : batch) {
             if (settled.contains(candidate.authorisationId())) {
+                if (!window.dryRun()) {
+                    settledInIndex.add(candidate);
+                }
                 totals = window.dryRun() ? totals.withDryRunDecision(true) : totals.with(new ReleaseOutcome.Settled(candidate.authorisationId()));
             } else if (window.dryRun()) {
                 LOG.info("dry run: would release {}", candidate.authorisationId());
                 totals = totals.withDryRunDecision(false);
             } else {
                 releasable.add(candidate);
+            }
+        }
+        if (!settledInIndex.isEmpty()) {
+            // A settled authorisation is never released: out of the index, so no later night reads it (a dry run writes nothing).
+            switch (attempt.removeSettledFromIndex(lease, settledInIndex)) {
+                case FencedWriter.IndexCleanup.Fenced fenced -> {
+                    metrics.count(Metrics.FENCED_REFUSALS, 1);
+                    throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " for the index cleanup of "
+                            + settledInIndex.size() + " settled authorisations: newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
+                }
+                case FencedWriter.IndexCleanup.Removed removed -> totals = totals.withLeftIndex(removed.removed());
             }
         }
         if (releasable.isEmpty()) {

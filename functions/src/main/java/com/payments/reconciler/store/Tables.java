@@ -55,6 +55,12 @@ public final class Tables {
         /** {@code VOIDED} or {@code EXPIRED}: which platform event ended the authorisation. */
         public static final String END_KIND = "endKind";
         public static final String ENDED_AT = "endedAt";
+        /**
+         * The event id of the authorisation's settlement, set by ingestion once the settlement is stored: the item left
+         * {@link #PENDING_BY_AGE} then (a settled hold is never released), and on a stub a settlement made before its
+         * create arrived it tells the create not to enter the index.
+         */
+        public static final String SETTLEMENT_SEEN = "settlementSeen";
 
         public static final String PENDING_BY_AGE = "pending-by-age";
 

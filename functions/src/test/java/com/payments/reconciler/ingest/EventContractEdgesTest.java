@@ -136,6 +136,7 @@ class EventContractEdgesTest {
             case Next.Conflict c -> assertThat(c.refusal().problem()).startsWith("differs from the stored authorisation auth-1 (fields [");
             case Next.Duplicate d -> assertThat(d.why()).startsWith("the authorisation already ended (event ");
             case Next.Write w -> throw new AssertionError("a repeat writes nothing here: " + w);
+            case Next.DuplicateAfter d -> throw new AssertionError("only a repeated settlement repeats its follow-up: " + d);
         }
     }
 

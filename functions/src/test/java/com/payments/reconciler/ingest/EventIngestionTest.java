@@ -128,15 +128,33 @@ class EventIngestionTest {
     }
 
     @Test
-    void aSettlementBeforeItsAuthorisationKeepsTheNightFromReleasingIt() {
+    void aSettlementBeforeItsAuthorisationKeepsItOutOfTheIndexAndTheNightFromReleasingIt() {
         assertThat(ingestion.ingest(settled("evt-s", "auth-1", "2026-11-30T00:00:00Z"))).isInstanceOf(IngestOutcome.Accepted.class);
-        assertThat(ingestion.ingest(created("evt-c", "auth-1", 2599, "2026-11-28T10:00:00Z"))).isInstanceOf(IngestOutcome.Accepted.class);
+        assertThat(ingestion.ingest(created("evt-c", "auth-1", 2599, "2026-11-28T10:00:00Z")))
+                .isEqualTo(new IngestOutcome.Accepted("evt-c", "CompleteSettledAuthorisation", 2));
 
-        // Still a candidate (one write per event: the settlement does not touch the authorisation) ...
-        List<Candidate> candidates = candidates();
-        assertThat(candidates).extracting(Candidate::authorisationId).containsExactly("auth-1");
-        // ... and the release transaction's settlement ConditionCheck refuses it.
-        assertThat(release(candidates.getFirst())).isEqualTo(new ReleaseOutcome.Settled("auth-1"));
+        // Never a candidate: the settlement's stub told the create to stay out of the pending index ...
+        assertThat(candidates()).isEmpty();
+        Map<String, AttributeValue> item = authorisation("auth-1");
+        assertThat(item).doesNotContainKey(Authorisations.PENDING_SHARD);
+        assertThat(item.get(Authorisations.STATE).s()).isEqualTo(Authorisations.STATE_AUTHORISED);
+        assertThat(item.get(Authorisations.VERSION).n()).isEqualTo("1");
+        assertThat(item.get(Authorisations.SETTLEMENT_SEEN).s()).isEqualTo("evt-s");
+        // ... and were it read (an index image from before), the release transaction's settlement ConditionCheck refuses it.
+        Candidate asRead = new Candidate("auth-1", 1, 2599, "EUR", Instant.parse("2026-11-28T10:00:00Z"), Shards.key(Shards.of("auth-1", SHARDS)));
+        assertThat(release(asRead)).isEqualTo(new ReleaseOutcome.Settled("auth-1"));
+    }
+
+    @Test
+    void aSettlementAfterItsAuthorisationTakesItOutOfTheIndexAndLeavesStateAndVersion() {
+        assertThat(ingestion.ingest(created("evt-c", "auth-1", 2599, "2026-11-28T10:00:00Z"))).isInstanceOf(IngestOutcome.Accepted.class);
+        assertThat(ingestion.ingest(settled("evt-s", "auth-1", "2026-11-30T00:00:00Z")))
+                .isEqualTo(new IngestOutcome.Accepted("evt-s", "RecordSettlement", 2));
+
+        assertThat(candidates()).isEmpty();
+        Map<String, AttributeValue> item = authorisation("auth-1");
+        assertThat(item.get(Authorisations.STATE).s()).isEqualTo(Authorisations.STATE_AUTHORISED);
+        assertThat(item.get(Authorisations.VERSION).n()).isEqualTo("1");
     }
 
     @Test
@@ -208,9 +226,10 @@ class EventIngestionTest {
     }
 
     @Test
-    void aRealisticStreamCostsAtMostOnePointTwoWriteRequestsPerEvent() {
+    void aRealisticStreamCostsAtMostOnePointFourWriteRequestsPerEvent() {
         // 100 authorisations, 60 settle, 5 void; every tenth event delivered twice (SQS is at least once); a few
-        // settlements before their authorisation. Failed conditions count: each is a write request.
+        // settlements before their authorisation. Failed conditions count: each is a write request. A settlement costs two
+        // (its record, then its authorisation leaving the pending index): docs/decisions.md, "Ingestion's idempotency".
         List<String> events = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             String auth = "auth-" + i;
@@ -246,7 +265,9 @@ class EventIngestionTest {
         System.out.printf("ingestion: %d deliveries (%d distinct events), %d write requests, %.3f per delivery%n",
                 delivered.size(), events.size(), writeRequests.get(), perEvent);
         assertThat(refused).isZero();
-        assertThat(perEvent).isLessThanOrEqualTo(1.2);
+        // Measured 255 write requests for 184 deliveries (1.386): the bound was 1.2 before settlements took their
+        // authorisation out of the index (docs/decisions.md, "History-free nights").
+        assertThat(perEvent).isLessThanOrEqualTo(1.4);
     }
 
     private ReleaseOutcome release(Candidate candidate) {

@@ -145,7 +145,8 @@ class IngestEventsHandlerTest {
         assertThat(metrics.path(Metrics.INGEST_DUPLICATES).asLong()).isEqualTo(1);
         assertThat(metrics.path(Metrics.INGEST_REFUSED).asLong()).isEqualTo(2);
         assertThat(metrics.path(Metrics.INGEST_RETRIED).asLong()).isZero();
-        assertThat(metrics.path(Metrics.INGEST_WRITES).asLong()).isEqualTo(4);
+        // The create, the settlement and its authorisation leaving the pending index, the duplicate's and the conflict's failed Puts.
+        assertThat(metrics.path(Metrics.INGEST_WRITES).asLong()).isEqualTo(5);
     }
 
     @Test

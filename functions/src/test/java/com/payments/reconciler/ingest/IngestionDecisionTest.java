@@ -82,8 +82,8 @@ class IngestionDecisionTest {
                 arguments("AUTHORISED in the answer (a racing write): the end again", end, auth("AUTHORISED", "evt-c", null, 2599L, "EUR", "m-1", AT),
                         new Next.Write(new EndAuthorisation(VOIDED))),
                 // settlement.posted
-                arguments("settlement redelivered", settle, new StoredSettlement(Optional.of("evt-s"), Optional.of(AT)),
-                        new Next.Duplicate("event already applied")),
+                arguments("settlement redelivered: its authorisation leaves the index again", settle, new StoredSettlement(Optional.of("evt-s"), Optional.of(AT)),
+                        new Next.DuplicateAfter(new IngestWrite.LeaveIndexOnSettlement(SETTLED), "event already applied")),
                 arguments("a second settlement: the first stays", settle, new StoredSettlement(Optional.of("evt-s0"), Optional.of(AT)),
                         new Next.Duplicate("the authorisation already has a settlement (event evt-s0)")),
                 arguments("a settlement the platform wrote itself", settle, new StoredSettlement(Optional.empty(), Optional.of(AT)),
@@ -94,6 +94,15 @@ class IngestionDecisionTest {
     @MethodSource("cases")
     void afterAFailedCondition(String name, IngestWrite failed, StoredItem stored, Next expected) {
         assertThat(decision.afterConditionFailed(failed, stored)).isEqualTo(expected);
+    }
+
+    @Test
+    void aStubItsSettlementMadeIsCompletedOutOfTheIndexAndAStoredSettlementCallsForTheIndexToBeLeft() {
+        IngestWrite create = new CreateAuthorisation(CREATED, "1");
+        assertThat(decision.afterConditionFailed(create, auth("UNKNOWN", null, null, null, null, null, null)))
+                .isEqualTo(new Next.Write(new IngestWrite.CompleteSettledAuthorisation(CREATED)));
+        assertThat(decision.followUp(new RecordSettlement(SETTLED))).contains(new IngestWrite.LeaveIndexOnSettlement(SETTLED));
+        assertThat(decision.followUp(create)).isEmpty();
     }
 
     @Test

@@ -110,6 +110,16 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the data and the conflict model (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--nights", paramLabel = "N", arity = "0..1", fallbackValue = "10", description = "History instead of the "
+            + "one-window figures: N consecutive nights (2 to 60; 10 when given without a value) on the same tables at a constant "
+            + "daily volume (--nights-authorisations a day), each night's DynamoDB requests, request units and wall time, and "
+            + "history.lastToSecondNight: the last night's requests over the second's (goal <= 1.05).")
+    Integer nights;
+
+    @Option(names = "--nights-authorisations", paramLabel = "N", defaultValue = "300", description = "With --nights: the platform's "
+            + "new authorisations a day, 10 to 100000 (default: ${DEFAULT-VALUE}).")
+    int nightsAuthorisations;
+
     @Option(names = "--json", description = "Print exactly the report object on stdout; progress goes to stderr.")
     boolean json;
 
@@ -118,6 +128,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (nights != null) {
+            return history();
+        }
         Benchmark.Settings settings = settings();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter console = json ? spec.commandLine().getErr() : out;
@@ -135,6 +148,42 @@ final class BenchCommand implements Callable<Integer> {
         return report.scaling().runs().stream().allMatch(BenchReport.Run::complete)
                 && "SUCCEEDED".equals(report.capacity().night().status())
                 && report.ingestion().rejected() == 0 && report.ingestion().deadLettered() == 0 ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    /** {@code bench --nights N}: the multi-night series at a constant daily volume, and how its last night compares with its second. */
+    private int history() throws Exception {
+        requireRange("--nights", nights, 2, 60, "a whole number");
+        requireRange("--nights-authorisations", nightsAuthorisations, 10, 100_000, "a whole number");
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter console = json ? spec.commandLine().getErr() : out;
+        com.payments.reconciler.window.WindowConfig config = com.payments.reconciler.window.WindowConfig.defaults();
+        java.time.Instant now = Clock.systemUTC().instant();
+        com.payments.reconciler.window.WindowId last = config.latestStartedWindow(now);
+        var report = new com.payments.reconciler.harness.nights.MultiNightRun(new com.payments.reconciler.harness.nights.MultiNightRun.Options(
+                new com.payments.reconciler.window.WindowId(last.date().minusDays(nights - 1)), nights, config, nightsAuthorisations, seed,
+                java.util.Optional.empty(), workDir.resolve("nights")), line -> {
+            console.println(line);
+            console.flush();
+        }, Clock.systemUTC()).run();
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            var h = report.history();
+            out.println();
+            out.printf("%d nights, %,d new authorisations a day, engine %s (the scheduled run of each night; night %d also had an operator's rerun)%n",
+                    nights, nightsAuthorisations, report.engine(), report.operatorRerunNight());
+            out.println("| night | window | candidates read | DynamoDB requests | WRU | RRU | wall s |");
+            out.println("|---:|---|---:|---:|---:|---:|---:|");
+            for (int i = 0; i < report.nights().size(); i++) {
+                out.printf("| %d | %s | %,d | %,d | %,d | %,.1f | %.1f |%n", i + 1, report.nights().get(i).window(), h.candidatesRead().get(i),
+                        h.dynamodbRequests().get(i), h.writeRequestUnits().get(i), h.readRequestUnits().get(i), h.wallSeconds().get(i));
+            }
+            out.println("history.lastToSecondNight (DynamoDB requests): " + h.lastToSecondNight() + " (goal <= 1.05); candidates read: "
+                    + h.candidatesLastToSecondNight());
+            out.println("invariants across the nights: " + report.invariants());
+        }
+        out.flush();
+        return report.succeeded() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
     /** Every flag checked before anything starts: a bad value is exit 2 naming the flag and its accepted form. */

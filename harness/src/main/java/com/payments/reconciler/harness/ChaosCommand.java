@@ -26,6 +26,8 @@ final class ChaosCommand implements Callable<Integer> {
 
     static final String DEFAULT_FAULTS = "ddb-conflict=0.15,ddb-throttle=0.02,ddb-lost-response=0.02";
     static final int MAX_SCHEDULES = 100_000;
+    /** The provider's faults on every night of {@code chaos --nights}. */
+    static final String NIGHTS_PROVIDER_FAULTS = "provider-drop=0.05,provider-5xx=0.05";
 
     @Spec
     CommandSpec spec;
@@ -61,8 +63,54 @@ final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print exactly the campaign report on stdout; progress goes to stderr.")
     boolean json;
 
+    @Option(names = "--nights", paramLabel = "N", description = "Instead of schedules: N consecutive nights (2 to 60) on the same "
+            + "tables with the --faults DynamoDB rates and provider faults (" + NIGHTS_PROVIDER_FAULTS + ") on every night, so a fault "
+            + "in night k is judged by night k+1 (a night that failed, then the next night's run); the report is local --nights'.")
+    Integer nights;
+
+    @Option(names = "--nights-authorisations", paramLabel = "N", defaultValue = "300", description = "With --nights: the platform's "
+            + "new authorisations a day, 10 to 100000 (default: ${DEFAULT-VALUE}).")
+    int nightsAuthorisations;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/chaos", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
+
+    /** {@code chaos --nights N}: the multi-night series with faults on every night, judged night after night. */
+    private int nights(PrintWriter out, Mutant mutant) throws Exception {
+        if (mutant != null || replay != null) {
+            throw new IllegalArgumentException((mutant != null ? "--mutant" : "--replay") + ": schedules only; not with --nights");
+        }
+        if (nights < 2 || nights > 60) {
+            throw new IllegalArgumentException("--nights: must be an integer from 2 to 60, was " + nights);
+        }
+        if (nightsAuthorisations < 10 || nightsAuthorisations > 100_000) {
+            throw new IllegalArgumentException("--nights-authorisations: must be an integer from 10 to 100000, was " + nightsAuthorisations);
+        }
+        dynamoRates(faults);
+        LocalCommand.LocalFaults parsed = FaultFlags.parse(faults + "," + NIGHTS_PROVIDER_FAULTS, seed);
+        OutputDirectory.requireWritable(dumpState, "--dump-state");
+        PrintWriter console = json ? spec.commandLine().getErr() : out;
+        com.payments.reconciler.window.WindowConfig config = com.payments.reconciler.window.WindowConfig.defaults();
+        com.payments.reconciler.window.WindowId last = config.latestStartedWindow(java.time.Clock.systemUTC().instant());
+        var report = new com.payments.reconciler.harness.nights.MultiNightRun(new com.payments.reconciler.harness.nights.MultiNightRun.Options(
+                new com.payments.reconciler.window.WindowId(last.date().minusDays(nights - 1)), nights, config, nightsAuthorisations, seed,
+                java.util.Optional.ofNullable(dumpState), workDir.resolve("nights"), parsed.dynamo(), parsed.provider()), line -> {
+            console.println(line);
+            console.flush();
+        }, java.time.Clock.systemUTC()).run();
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            out.println();
+            out.printf("%d nights with faults %s,%s%n", nights, faults, NIGHTS_PROVIDER_FAULTS);
+            report.nights().forEach(n -> out.printf("%s  %-10s read %,6d  released %,6d  delivered %,6d  left %,5d  invariants %s%n", n.window(),
+                    n.execution().status(), n.counts().candidatesRead(), n.counts().releaseRequested(), n.counts().delivered(),
+                    n.counts().backlogLeft(), n.invariants()));
+            out.println("across the nights: " + report.invariants() + (report.recovered() ? "" : "  NOT RECOVERED"));
+        }
+        out.flush();
+        return report.recovered() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -78,6 +126,9 @@ final class ChaosCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--unfenced is the no-lease-check mutant; give it or --mutant, not both");
         }
         Mutant mutant = unfenced ? Mutant.NO_LEASE_CHECK : mutantName == null ? null : Mutant.fromCliName(mutantName);
+        if (nights != null) {
+            return nights(out, mutant);
+        }
         if (schedules < 1 || schedules > MAX_SCHEDULES) {
             throw new IllegalArgumentException("--schedules: must be an integer from 1 to " + MAX_SCHEDULES + ", was " + schedules);
         }

@@ -79,7 +79,8 @@ final class LocalCommand implements Callable<Integer> {
             + "(the default for --scenario failover and --faults ddb-*, which act inside the handlers' clients).")
     String engine;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start or provider-lost-response.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response or ended-after-decision (voids, expiries and "
+            + "captures published between the decision and delivery: none may be released).")
     String scenario;
 
     /**
@@ -98,6 +99,13 @@ final class LocalCommand implements Callable<Integer> {
             + "provider allows, beside its quota (default: the stack's, 32).")
     Integer providerConcurrency;
 
+    @Option(names = "--nights", paramLabel = "N", defaultValue = "1", description = "Consecutive nights on the same tables, 1 to 366 "
+            + "(default: ${DEFAULT-VALUE}). With N > 1: the platform publishes --authorisations new authorisations a day with settlements, "
+            + "voids and expiries as they come, the harness moves one clock a day at a time, the functions run in-process, --window names "
+            + "the first night (default: the series ends with the latest started window), the report is {nights, totals, invariants} and "
+            + "--dump-state adds " + com.payments.reconciler.harness.nights.MultiNightRun.PLATFORM_EVENTS + ".")
+    int nights;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
@@ -115,6 +123,12 @@ final class LocalCommand implements Callable<Integer> {
         PrintWriter console = json ? err : out;
         WindowConfig config = windowOptions.config(dryRun);
         Instant now = Clock.systemUTC().instant();
+        if (nights < 1 || nights > 366) {
+            throw new IllegalArgumentException("--nights: must be an integer from 1 to 366, was " + nights);
+        }
+        if (nights > 1) {
+            return nights(out, console, config, now);
+        }
         WindowId windowId = window == null ? config.latestStartedWindow(now) : WindowId.parse(window, "--window");
         WindowOptions.requireStartable(config, windowId, now);
         LocalRun.Scenario chosen = scenario(scenario);
@@ -145,8 +159,54 @@ final class LocalCommand implements Callable<Integer> {
             printSummary(out, report, dryRun);
         }
         out.flush();
-        boolean ok = report.invariantsHold() && ("SUCCEEDED".equals(report.execution().status()));
+        boolean ok = outcome.succeeded();
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+    }
+
+    /** {@code --nights N} with N > 1: the series on one moved clock (MultiNightRun). */
+    private int nights(PrintWriter out, PrintWriter console, WindowConfig config, Instant now) throws Exception {
+        for (String single : List.of(EventsFile.FLAG, "--scenario", "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
+                "--settled-fraction")) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(single)) {
+                throw new IllegalArgumentException(single + ": one night only; with --nights N > 1 the platform's feed decides "
+                        + "(give --nights 1 or leave " + single + " out)");
+            }
+        }
+        if (engine != null && !"in-process".equals(engine)) {
+            throw new IllegalArgumentException("--engine: with --nights N > 1 the functions run in-process (the sandboxes read the "
+                    + "machine's clock, which the harness cannot move a day); give --engine in-process or leave it out");
+        }
+        if (authorisations > 1_000_000) {
+            throw new IllegalArgumentException("--authorisations: must be an integer from 0 to 1000000, was " + authorisations);
+        }
+        WindowId last = config.latestStartedWindow(now);
+        WindowId first = window == null ? new WindowId(last.date().minusDays(nights - 1)) : WindowId.parse(window, "--window");
+        WindowOptions.requireStartable(config, new WindowId(first.date().plusDays(nights - 1)), now);
+        OutputDirectory.requireWritable(dumpState, "--dump-state");
+        int perDay = spec.commandLine().getParseResult().hasMatchedOption("--authorisations") ? authorisations : 2_000;
+        var report = new com.payments.reconciler.harness.nights.MultiNightRun(new com.payments.reconciler.harness.nights.MultiNightRun.Options(
+                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir), line -> {
+            console.println(line);
+            console.flush();
+        }, Clock.systemUTC()).run();
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            out.println();
+            out.printf("%d nights from %s, engine %s, operator rerun on night %d%n", nights, first, report.engine(), report.operatorRerunNight());
+            out.println("night       status      read  released  delivered  DynamoDB requests  invariants");
+            for (RunReport night : report.nights()) {
+                out.printf("%s  %-9s %6d  %8d  %9d  %17d  %s%n", night.window(), night.execution().status(), night.counts().candidatesRead(),
+                        night.counts().releaseRequested(), night.counts().delivered(), night.cost().dynamodbRequests(),
+                        night.invariantsHold() ? "✓" : "✗ " + night.invariants());
+            }
+            out.println("history: last night's DynamoDB requests over the second's " + report.history().lastToSecondNight()
+                    + ", candidates read " + report.history().candidatesLastToSecondNight());
+            out.println("across the nights: " + String.join("  ", report.invariants().entrySet().stream()
+                    .map(e -> e.getKey() + " " + (e.getValue() ? "✓" : "✗ VIOLATED")).toList()));
+        }
+        out.flush();
+        return report.succeeded() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
     /** {@code --events FILE}, read whole; the synthetic data's flags mean nothing beside it. */
@@ -187,7 +247,9 @@ final class LocalCommand implements Callable<Integer> {
             case "failover" -> LocalRun.Scenario.FAILOVER;
             case "duplicate-start" -> LocalRun.Scenario.DUPLICATE_START;
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
-            default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response; was '" + name + "'");
+            case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
+            default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
+                    + "ended-after-decision; was '" + name + "'");
         };
     }
 
@@ -195,6 +257,10 @@ final class LocalCommand implements Callable<Integer> {
         out.println();
         out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
                 r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
+        for (var earlier : r.executions().subList(0, r.executions().size() - 1)) {
+            out.printf("  earlier execution %s  %s%s  decided %,d  fenced refusals %,d%n", earlier.name(), earlier.status(),
+                    earlier.error() == null ? "" : " (" + earlier.error() + ")", earlier.candidates(), earlier.fencedRefusals());
+        }
         out.println("┌──────────────────────────┬────────────┐");
         row(out, "events published", r.ingestion().published());
         row(out, "events accepted", r.ingestion().accepted());

@@ -218,6 +218,8 @@ class BenchCommandTest {
             "--capacity-seconds|1|--capacity-seconds",
             "--backlog-budget|601|--backlog-budget",
             "--ingest-events|5|--ingest-events",
+            "--nights|1|--nights",
+            "--nights|61|--nights",
     })
     void aBadValueExitsTwoNamingTheFlag(String flag, String value, String named) {
         StringWriter out = new StringWriter();

@@ -63,7 +63,10 @@ class ReconcilerCliTest {
         assertThat(Files.readString(sandboxLogs.resolve("AcquireLease-1.log"))).contains("lease hold-release-reconciler acquired");
         assertThat(Files.readString(sandboxLogs.resolve("ReconcilePage-1.log"))).contains("\"CloudWatchMetrics\"");
         assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine", "provider",
-                "ingestion");
+                "ingestion", "executions");
+        assertThat(report.get("executions")).hasSize(1);
+        assertThat(fieldNames(report.get("executions").get(0))).containsExactly("name", "status", "error", "candidates",
+                "releaseRequested", "skippedSettled", "skippedStale", "candidatesRead", "fencedRefusals");
         assertThat(fieldNames(report.get("ingestion"))).containsExactly("published", "accepted", "duplicates", "rejected",
                 "deadLettered", "receives", "invocations");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
@@ -95,7 +98,61 @@ class ReconcilerCliTest {
                 });
     }
 
-    /** Issue 15.5's done-when: malformed answers park their commands, every other eligible hold is delivered. */
+    /**
+     * A provider answering only outside its contract stops the night within a few calls, and the failed night's report
+     * says what the tables show: before, it printed {@code candidates 0, releaseRequested 0} from the missing summary
+     * while the tables held every release request the night had committed.
+     */
+    @Test
+    void aNightStoppedByTheContractBreakerReportsWhatTheTablesShow() throws Exception {
+        Path dump = BUILD.resolve("cli-breaker-" + UUID.randomUUID());
+        Result r = runAsProcess("local", "--authorisations", "300", "--window", today, "--json", "--faults", "provider-malformed=1", "--engine", "in-process",
+                "--dump-state", dump.toString(), "--work-dir", BUILD.resolve("cli-breaker").toString());
+        assertThat(r.exit()).as(r.err()).isEqualTo(1);
+        JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(report.at("/execution/status").asText()).isEqualTo("FAILED");
+        assertThat(report.at("/executions/0/error").asText()).isEqualTo(com.payments.reconciler.workflow.ErrorNames.PROVIDER_CONTRACT_VIOLATION);
+        assertThat(report.at("/cost/providerCalls").asLong()).as("the breaker stops the call within a few answers").isPositive().isLessThanOrEqualTo(40);
+
+        long requested = 0;
+        for (String line : Files.readAllLines(dump.resolve("tables.jsonl"))) {
+            JsonNode item = Json.mapper().readTree(line);
+            if (item.get("table").asText().equals("Authorisations") && "RELEASE_REQUESTED".equals(item.at("/item/state").asText())) {
+                requested++;
+            }
+        }
+        assertThat(requested).as("the night committed its decisions before delivery stopped").isPositive();
+        assertThat(report.at("/counts/releaseRequested").asLong()).isEqualTo(requested);
+        assertThat(report.at("/counts/candidates").asLong()).isEqualTo(requested + report.at("/counts/skippedSettled").asLong()
+                + report.at("/counts/skippedStale").asLong());
+    }
+
+    /**
+     * Voids, expiries and captures that reach the tables after the decision and before delivery cancel their commands
+     * before any provider call: the provider performs none of them.
+     */
+    @Test
+    void endedAfterDecisionCancelsThoseCommandsBeforeAnyProviderCall() throws Exception {
+        Path dump = BUILD.resolve("cli-ended-" + UUID.randomUUID());
+        Result r = runAsProcess("local", "--scenario", "ended-after-decision", "--authorisations", "200", "--window", today, "--json",
+                "--engine", "in-process", "--dump-state", dump.toString(), "--work-dir", BUILD.resolve("cli-ended").toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode report = Json.mapper().readTree(r.out());
+        assertThat(r.err()).contains("after the decision, before delivery, the platform voided");
+        long ended = report.at("/counts/cancelledEnded").asLong();
+        long settled = report.at("/counts/cancelledSettled").asLong();
+        assertThat(ended).as("voids and expiries after the decision").isPositive();
+        assertThat(settled).as("captures after the decision").isPositive();
+        assertThat(report.at("/counts/delivered").asLong() + ended + settled).isEqualTo(report.at("/counts/releaseRequested").asLong());
+        long performed = 0;
+        for (String line : Files.readAllLines(dump.resolve("provider-effects.jsonl"))) {
+            performed += Json.mapper().readTree(line).get("performed").asLong();
+        }
+        assertThat(performed).as("the provider performed only the delivered ones").isEqualTo(report.at("/counts/delivered").asLong());
+        assertThat(report.get("invariants").properties()).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
+    }
+
+    /** Malformed answers park their commands, every other eligible hold is delivered. */
     @Test
     void localWithMalformedProviderAnswersSucceedsWithThoseCommandsQuarantined() throws Exception {
         Result r = runAsProcess("local", "--authorisations", "200", "--window", today, "--json", "--faults", "provider-malformed=0.05",
@@ -118,6 +175,11 @@ class ReconcilerCliTest {
         assertThat(report.get("engine").asText()).as("pausing a worker needs its own clients").isEqualTo("in-process");
         assertThat(report.at("/counts/fencedRefusals").asInt()).isGreaterThanOrEqualTo(1);
         assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today + "-rerun-1");
+        assertThat(report.get("executions")).as("the window's report covers both executions").hasSize(2);
+        assertThat(report.at("/executions/0/name").asText()).isEqualTo("reconcile-" + today);
+        assertThat(report.at("/executions/0/error").asText()).isEqualTo("Superseded");
+        assertThat(report.at("/executions/0/fencedRefusals").asInt()).isGreaterThanOrEqualTo(1);
+        assertThat(report.at("/executions/1/fencedRefusals").asInt()).isZero();
         assertThat(report.get("invariants").properties()).allSatisfy(e -> assertThat(e.getValue().asBoolean()).isTrue());
         assertThat(r.err()).contains("Superseded");
     }

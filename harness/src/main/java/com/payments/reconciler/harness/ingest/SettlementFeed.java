@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.harness.local.LocalPipeline;
 import com.payments.reconciler.harness.local.LocalRun;
+import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.workflow.Json;
 import java.time.Clock;
@@ -16,7 +17,7 @@ import java.util.SplittableRandom;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Settlements arriving while a night runs, as the card platform sends them: {@code settlement.posted} events through
+ * Settlements (and voids or expiries) arriving while a night runs, as the card platform sends them: events through
  * the local ingestion queue and the real IngestEvents, each published twice and all in a shuffled order (a standard
  * queue delivers at least once and unordered). {@code settledAt} is the harness clock's now, which the audit compares
  * with the provider's effects (I3 at the call). A settlement not applied in the queue's {@code maxReceiveCount} receives
@@ -50,7 +51,31 @@ public final class SettlementFeed implements AutoCloseable {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         List<String> bodies = new ArrayList<>();
         for (int k = 0; k < authorisationIds.size(); k++) {
-            String body = settlement(authorisationIds.get(k), "mid-run-" + k, now);
+            bodies.add(settlement(authorisationIds.get(k), "mid-run-" + k, now));
+        }
+        return publish(bodies, "settlement");
+    }
+
+    /**
+     * Ends each authorisation the way the platform records a void or an expiry ({@code type} is
+     * {@link EventDecoder#TYPE_VOIDED} or {@link EventDecoder#TYPE_EXPIRED}), at the clock's now, duplicated and reordered.
+     */
+    public synchronized PlatformFeed.Tally end(List<String> authorisationIds, String type) {
+        if (!EventDecoder.TYPE_VOIDED.equals(type) && !EventDecoder.TYPE_EXPIRED.equals(type)) {
+            throw new IllegalArgumentException("an end is " + EventDecoder.TYPE_VOIDED + " or " + EventDecoder.TYPE_EXPIRED + ", not " + type);
+        }
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        List<String> bodies = new ArrayList<>();
+        for (String id : authorisationIds) {
+            bodies.add(Json.mapper().createObjectNode().put("version", 1).put("type", type).put("eventId", "ended-mid-run:" + id)
+                    .put("authorisationId", id).put("endedAt", now.toString()).toString());
+        }
+        return publish(bodies, "end");
+    }
+
+    private PlatformFeed.Tally publish(List<String> events, String what) {
+        List<String> bodies = new ArrayList<>();
+        for (String body : events) {
             bodies.add(body);
             bodies.add(body);
         }
@@ -63,9 +88,9 @@ public final class SettlementFeed implements AutoCloseable {
         long before = PlatformFeed.appliedEvents(StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
         PlatformFeed.Tally tally = feed.feed(bodies, before, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
         if (tally.rejected() > 0) {
-            // Valid settlements are never refused: a rejection here is a harness defect that would quietly leave the
-            // night without the settlements it is meant to race (the reason is in IngestEvents' log, by message id).
-            throw new IllegalStateException(tally.rejected() + " of the mid-run settlement events were not applied in "
+            // Valid events are never refused: a rejection here is a harness defect that would quietly leave the
+            // night without the events it is meant to race (the reason is in IngestEvents' log, by message id).
+            throw new IllegalStateException(tally.rejected() + " of the mid-run " + what + " events were not applied in "
                     + queue.spec().maxReceiveCount() + " receives and went to the dead-letter queue");
         }
         return tally;

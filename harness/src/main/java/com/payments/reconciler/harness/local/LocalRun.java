@@ -15,9 +15,12 @@ import com.payments.reconciler.harness.ingest.EventsFile;
 import com.payments.reconciler.harness.ingest.LocalIngestQueue;
 import com.payments.reconciler.harness.ingest.MappingSpec;
 import com.payments.reconciler.harness.ingest.PlatformFeed;
+import com.payments.reconciler.harness.report.ExecutionCounts;
+import com.payments.reconciler.harness.report.FencedRefusals;
 import com.payments.reconciler.harness.report.RunReport;
 import com.payments.reconciler.harness.report.StateDump;
 import com.payments.reconciler.harness.report.WouldRelease;
+import com.payments.reconciler.local.moto.WriteLog;
 import com.payments.reconciler.local.provider.Fault;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.RequestQuota;
@@ -65,7 +68,7 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  */
 public final class LocalRun {
 
-    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE }
+    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION }
 
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
@@ -97,11 +100,18 @@ public final class LocalRun {
         }
     }
 
-    /** The report, the followed executions and what the data implied. */
+    /**
+     * The report, the followed executions, what the data implied, and what the scenario found wrong beyond the
+     * invariants (e.g. an authorisation ended after the decision and released anyway).
+     */
     public record Outcome(RunReport report, List<ExecutionFollower.Followed> executions, SyntheticData.Expected expected,
-                          InvariantAudit.Report audit) {
+                          InvariantAudit.Report audit, List<String> scenarioFindings) {
+        public Outcome {
+            scenarioFindings = List.copyOf(scenarioFindings);
+        }
+
         public boolean succeeded() {
-            return "SUCCEEDED".equals(report.execution().status()) && report.invariantsHold();
+            return "SUCCEEDED".equals(report.execution().status()) && report.invariantsHold() && scenarioFindings.isEmpty();
         }
     }
 
@@ -173,6 +183,7 @@ public final class LocalRun {
             String scheduledTime = input.windowStart().toString();
 
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
+            List<String> findings = new ArrayList<>();
             int suppressed = switch (options.scenario()) {
                 case NONE, PROVIDER_LOST_RESPONSE -> {
                     if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
@@ -185,6 +196,7 @@ public final class LocalRun {
                 }
                 case DUPLICATE_START -> duplicateStart(pipeline, scheduledTime, expected, followed);
                 case FAILOVER -> failover(pipeline, clock, pause, scheduledTime, input, expected, followed);
+                case ENDED_AFTER_DECISION -> endedAfterDecision(pipeline, clock, scheduledTime, expected, followed, findings);
             };
 
             ExecutionFollower.Followed last = followed.getLast();
@@ -213,9 +225,9 @@ public final class LocalRun {
                     console.accept("what the dry run would release in " + dir.resolve(WouldRelease.FILE));
                 }
             });
-            RunReport report = report(last, suppressed, expected, followed, pipeline, requests, effects, audit,
-                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size());
-            return new Outcome(report, List.copyOf(followed), expected, audit);
+            RunReport report = report(suppressed, expected, followed, pipeline, requests, effects, audit,
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals());
+            return new Outcome(report, List.copyOf(followed), expected, audit, findings);
         }
     }
 
@@ -350,6 +362,30 @@ public final class LocalRun {
         return 0;
     }
 
+    /**
+     * Voids, expiries and captures published after the decision and applied before any delivery call: the night must
+     * cancel those commands before calling the provider ({@link EndsAfterDecision}).
+     */
+    private int endedAfterDecision(LocalPipeline pipeline, ShiftableClock clock, String scheduledTime, SyntheticData.Expected expected,
+                                   List<ExecutionFollower.Followed> followed, List<String> findings) {
+        try (EndsAfterDecision ends = new EndsAfterDecision(pipeline, clock, options.window().toString(), options.data().seed(), console)) {
+            pipeline.hook(ends);
+            StartResult first = deliverScheduleEvent(pipeline, scheduledTime);
+            StartResult second = deliverScheduleEvent(pipeline, scheduledTime);
+            followed.add(follow(pipeline, first.executionArn(), expected));
+            pipeline.hook(InvocationHook.NONE);
+            if (ends.chosen().isEmpty()) {
+                findings.add("ended-after-decision: the night never reached delivery, so nothing was ended after its decision");
+            }
+            List<String> released = ends.releasedAnyway(pipeline.providerEffects());
+            if (!released.isEmpty()) {
+                findings.add("ended-after-decision: released although voided, expired or captured before delivery: " + released);
+            }
+            findings.forEach(f -> console.accept("FINDING " + f));
+            return countSuppressed(first, second);
+        }
+    }
+
     private static void dropFirstResponses(LocalPipeline pipeline, SyntheticData.Expected expected) {
         // The provider performs the first release of the first ten authorisations and drops its response.
         for (int i = 0; i < Math.min(10, expected.authorisations()); i++) {
@@ -368,30 +404,32 @@ public final class LocalRun {
         }
     }
 
-    private RunReport report(ExecutionFollower.Followed last, int suppressed, SyntheticData.Expected expected,
-                             List<ExecutionFollower.Followed> followed, LocalPipeline pipeline, RequestCounter requests,
-                             List<ProviderEffect> effects, InvariantAudit.Report audit, OutboxTally outbox, PlatformFeed.Tally ingestion,
-                             long wouldRelease) {
+    private RunReport report(int suppressed, SyntheticData.Expected expected, List<ExecutionFollower.Followed> followed,
+                             LocalPipeline pipeline, RequestCounter requests, List<ProviderEffect> effects, InvariantAudit.Report audit,
+                             OutboxTally outbox, PlatformFeed.Tally ingestion, long wouldRelease, List<WriteLog.Refusal> refusals) {
+        String leases = pipeline.tables().leases();
+        List<ExecutionCounts> executions = followed.stream()
+                .map(f -> ExecutionCounts.of(f, FencedRefusals.countFor(refusals, leases, ExecutionName.lastSegmentOf(f.executionArn()))))
+                .toList();
+        ExecutionFollower.Followed last = followed.getLast();
+        ExecutionCounts decided = executions.getLast();
         JsonNode summary = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode());
-        JsonNode reconcile = summary.path("reconcile");
-        long fenced = followed.stream().flatMap(f -> f.events().stream()).filter(LocalRun::isFencedFailure).count();
-        String name = ExecutionName.lastSegmentOf(last.executionArn());
         // The night's cost: the ingestion before it is reported on its own (RunReport.Ingestion).
         long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
                 .mapToLong(e -> e.getValue().longValue()).sum();
         long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
         long providerCalls = effects.stream().mapToLong(ProviderEffect::requests).sum();
-        String status = last.status().toString();
         return new RunReport(options.window().toString(),
-                new RunReport.Execution(name, status, suppressed),
-                new RunReport.Counts(expected.authorisations(), reconcile.path("candidates").asLong(), reconcile.path("releaseRequested").asLong(),
-                        reconcile.path("skippedSettled").asLong(), reconcile.path("skippedStale").asLong(), fenced,
+                new RunReport.Execution(decided.name(), decided.status(), suppressed),
+                new RunReport.Counts(expected.authorisations(), decided.candidates(), outbox.commands(),
+                        decided.skippedSettled(), decided.skippedStale(), FencedRefusals.count(refusals, leases),
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
-                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease),
+                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, decided.candidatesRead()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
-                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()));
+                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()),
+                executions);
     }
 
     /**
@@ -455,9 +493,6 @@ public final class LocalRun {
                 .orElseGet(inProcess::total);
     }
 
-    private static boolean isFencedFailure(HistoryEvent event) {
-        return event.taskFailedEventDetails() != null && ErrorNames.FENCED.equals(event.taskFailedEventDetails().error());
-    }
 
     private static JsonNode readTree(String json) {
         try {

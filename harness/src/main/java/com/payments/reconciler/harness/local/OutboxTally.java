@@ -12,6 +12,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * failed (a lost invocation, an in-progress idempotency record) returns nothing, and its retry no longer
  * sees those commands as pending, so the summary undercounts. The outbox is the record of what was delivered.
  *
+ * @param commands the window's commands, whatever their status: one per authorisation it requested a release of
  * @param delivered commands of the window in {@code DELIVERED}
  * @param attempts provider requests recorded on the window's commands (the sum of their {@code attempts})
  * @param cancelledSettled commands of the window in {@code CANCELLED_SETTLED}
@@ -19,7 +20,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * @param quarantined commands of the window in {@code QUARANTINED}
  * @param escalated commands of the window in {@code ESCALATED}
  */
-public record OutboxTally(long delivered, long attempts, long cancelledSettled, long cancelledEnded, long quarantined, long escalated) {
+public record OutboxTally(long commands, long delivered, long attempts, long cancelledSettled, long cancelledEnded, long quarantined, long escalated) {
 
     public static OutboxTally of(StoreSnapshot snapshot, String windowId) {
         List<Map<String, AttributeValue>> commands = snapshot.of(ReleaseCommands.SCHEMA).stream()
@@ -32,7 +33,7 @@ public record OutboxTally(long delivered, long attempts, long cancelledSettled, 
                 .filter(v -> v != null && v.n() != null)
                 .mapToLong(v -> Long.parseLong(v.n()))
                 .sum();
-        return new OutboxTally(inStatus.applyAsLong(ReleaseCommands.STATUS_DELIVERED), attempts,
+        return new OutboxTally(commands.size(), inStatus.applyAsLong(ReleaseCommands.STATUS_DELIVERED), attempts,
                 inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_SETTLED), inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_ENDED),
                 inStatus.applyAsLong(ReleaseCommands.STATUS_QUARANTINED),
                 inStatus.applyAsLong(ReleaseCommands.STATUS_ESCALATED));

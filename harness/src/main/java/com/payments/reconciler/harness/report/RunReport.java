@@ -1,5 +1,6 @@
 package com.payments.reconciler.harness.report;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,26 +9,37 @@ import java.util.Map;
  * costs from what the local engines counted, and the invariants from the stored tables and the
  * provider's effect log, never from the workers' own claims. {@code engine} says how the functions ran:
  * {@code lambda-sandboxes} (each function of the synthesised template in its own JVMs, as Lambda runs it) or
- * {@code in-process}.
+ * {@code in-process}. A window's report covers every execution of it the run started ({@code executions}, in the
+ * order they closed; {@code execution} is the last): {@code counts} holds what the tables show for the window
+ * (release requests and their commands), the decisions of the last execution (from its summary, or from its history
+ * when it failed or was superseded) and every fenced refusal the engine made, whichever execution it refused.
  */
 public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
-                        String engine, Provider provider, Ingestion ingestion) {
+                        String engine, Provider provider, Ingestion ingestion, List<ExecutionCounts> executions) {
+
+    public RunReport {
+        executions = List.copyOf(executions);
+    }
 
     public record Execution(String name, String status, int duplicateStartsSuppressed) {
     }
 
     /**
+     * @param releaseRequested authorisations the window's executions moved to RELEASE_REQUESTED: its commands in the outbox
+     * @param fencedRefusals transactions of any of the window's executions the engine refused on their lease check
      * @param cancelledSettled commands not sent because their authorisation settled after the decision
      * @param cancelledEnded commands not sent because their authorisation was voided or expired after the decision
      * @param quarantined commands parked because the provider answered outside its contract
      * @param escalated commands parked because they outlived automatic delivery
      * @param backlogLeft commands the night left PENDING for the next run (its budget could not fit them at the quota)
      * @param wouldRelease a dry run: the authorisations it would release, as the unchanged tables imply them (0 otherwise)
+     * @param candidatesRead items the night read from the pending-by-age index (its runs' totals): what grows with history
+     *                       when settled authorisations stay in the index
      */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
                          long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
                          long cancelledSettled, long cancelledEnded, long quarantined, long escalated, long backlogLeft,
-                         long wouldRelease) {
+                         long wouldRelease, long candidatesRead) {
     }
 
     /**

@@ -5,6 +5,7 @@ import com.payments.reconciler.cli.operator.ExecutionFollower;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.reconciler.audit.InvariantAudit;
+import com.payments.reconciler.harness.report.FencedRefusals;
 import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Timing;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,10 @@ class FailoverEndToEndTest {
         assertThat(stale.error()).contains(ErrorNames.FAIL_SUPERSEDED);
         assertThat(stale.cause().orElseThrow()).contains("newer epoch 2");
         assertThat(WorkflowEndToEndTest.failures(stale.events())).containsExactly(ErrorNames.FENCED);
+        var refusals = fixture.pipeline.writeLog().refusals();
+        String leases = fixture.pipeline.tables().leases();
+        assertThat(FencedRefusals.countFor(refusals, leases, "reconcile-2026-12-01")).as("the engine refused A's write").isEqualTo(1);
+        assertThat(FencedRefusals.countFor(refusals, leases, "reconcile-2026-12-01-rerun-1")).isZero();
         assertThat(fixture.effects()).hasSize(expected.releasable()).allSatisfy(e -> assertThat(e.performed()).isEqualTo(1));
         InvariantAudit.Report audit = fixture.audit(true);
         assertThat(audit.violations()).isEmpty();

@@ -33,6 +33,6 @@ class OutboxTallyTest {
                 command("e", "2026-11-30", ReleaseCommands.STATUS_DELIVERED, 5),
                 command("f", "2026-12-01", ReleaseCommands.STATUS_PENDING, null))));
 
-        assertThat(OutboxTally.of(snapshot, "2026-12-01")).isEqualTo(new OutboxTally(2, 4, 0, 0, 0, 0));
+        assertThat(OutboxTally.of(snapshot, "2026-12-01")).isEqualTo(new OutboxTally(5, 2, 4, 0, 0, 0, 0));
     }
 }

@@ -28,6 +28,13 @@ public final class WriteLog {
     public record Entry(long seq, String operation, JsonNode request, JsonNode response, JsonNode items) {
     }
 
+    /**
+     * A transaction the engine cancelled: its request and one cancellation reason per item, in the request's order
+     * (DynamoDB's {@code CancellationReasons}).
+     */
+    public record Refusal(long seq, JsonNode request, JsonNode reasons) {
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final URI endpoint;
@@ -38,17 +45,29 @@ public final class WriteLog {
     }
 
     public List<Entry> entries() {
-        JsonNode root;
-        try {
-            root = JSON.readTree(get("/reconciler-api/write-log"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("write log is not JSON", e);
-        }
+        JsonNode root = read();
         List<Entry> entries = new ArrayList<>();
         for (JsonNode w : root.path("writes")) {
             entries.add(new Entry(w.path("seq").asLong(), w.path("op").asText(), w.path("request"), w.path("response"), w.path("items")));
         }
         return entries;
+    }
+
+    /** Every TransactWriteItems the engine cancelled since the log was last cleared, in order. */
+    public List<Refusal> refusals() {
+        List<Refusal> refusals = new ArrayList<>();
+        for (JsonNode r : read().path("refused")) {
+            refusals.add(new Refusal(r.path("seq").asLong(), r.path("request"), r.path("reasons")));
+        }
+        return refusals;
+    }
+
+    private JsonNode read() {
+        try {
+            return JSON.readTree(get("/reconciler-api/write-log"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("write log is not JSON", e);
+        }
     }
 
     public void clear() {

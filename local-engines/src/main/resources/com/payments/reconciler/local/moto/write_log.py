@@ -3,9 +3,12 @@
 The server handles one request at a time, so the order in which this middleware sees successful
 write responses is the order in which they were applied: ground truth for "did a write carrying
 epoch e commit after the takeover to e+1?" (invariant I1) and "was the settlement there when the
-release was decided?" (I3). The log keeps the request bodies of successful writes only.
+release was decided?" (I3). The log keeps the request bodies of successful writes, and of transactions
+the engine cancelled (with their cancellation reasons): a refused lease check is the world's record of a
+fenced refusal, whatever became of the task that sent it (it may have timed out before the answer came).
 
-GET  /reconciler-api/write-log          -> {"writes": [{"seq": n, "op": "...", "request": {...}, "response": {...}}]}
+GET  /reconciler-api/write-log          -> {"writes": [{"seq": n, "op": "...", "request": {...}, "response": {...}}],
+                                            "refused": [{"seq": n, "request": {...}, "reasons": [...]}]}
 POST /reconciler-api/write-log/clear    -> clears it (moto's own reset clears it too)
 """
 import json
@@ -19,18 +22,20 @@ class WriteLog:
         self.app = app
         self.lock = threading.Lock()
         self.entries = []
+        self.refused = []
         self.seq = 0
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
         if path == "/reconciler-api/write-log":
             with self.lock:
-                body = json.dumps({"writes": self.entries}).encode()
+                body = json.dumps({"writes": self.entries, "refused": self.refused}).encode()
             start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
             return [body]
         if path in ("/reconciler-api/write-log/clear", "/moto-api/reset"):
             with self.lock:
                 self.entries = []
+                self.refused = []
             if path == "/reconciler-api/write-log/clear":
                 start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", "2")])
                 return [b"{}"]
@@ -68,6 +73,17 @@ class WriteLog:
             with self.lock:
                 self.seq += 1
                 self.entries.append({"seq": self.seq, "op": op, "request": request, "response": response, "items": items})
+        elif op == "TransactWriteItems" and status_holder.get("status", "").startswith("400"):
+            try:
+                request = json.loads(raw or b"{}")
+                response = json.loads(b"".join(chunks) or b"{}")
+            except ValueError:
+                request, response = None, {}
+            reasons = response.get("CancellationReasons") if isinstance(response, dict) else None
+            if isinstance(request, dict) and isinstance(reasons, list):
+                with self.lock:
+                    self.seq += 1
+                    self.refused.append({"seq": self.seq, "request": request, "reasons": reasons})
         return chunks
 
 

@@ -1,0 +1,404 @@
+package com.payments.reconciler.harness.nights;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.audit.InvariantAudit;
+import com.payments.reconciler.audit.ProviderEffect;
+import com.payments.reconciler.audit.StoreSnapshot;
+import com.payments.reconciler.cli.operator.ExecutionFollower;
+import com.payments.reconciler.harness.bench.RequestLedger;
+import com.payments.reconciler.harness.ingest.LocalIngestQueue;
+import com.payments.reconciler.harness.ingest.PlatformFeed;
+import com.payments.reconciler.harness.local.LocalPipeline;
+import com.payments.reconciler.harness.local.LocalRun;
+import com.payments.reconciler.harness.local.OutboxTally;
+import com.payments.reconciler.harness.local.PipelineEvidence;
+import com.payments.reconciler.harness.local.RequestCounter;
+import com.payments.reconciler.harness.local.ShiftableClock;
+import com.payments.reconciler.harness.report.ExecutionCounts;
+import com.payments.reconciler.harness.report.FencedRefusals;
+import com.payments.reconciler.harness.report.RunReport;
+import com.payments.reconciler.local.moto.WriteLog;
+import com.payments.reconciler.harness.report.StateDump;
+import com.payments.reconciler.local.provider.ProviderFaults;
+import com.payments.reconciler.store.Attr;
+import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.ExecutionName;
+import com.payments.reconciler.window.StartResult;
+import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.LambdaFunction;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+
+/**
+ * {@code bin/reconciler local --nights N}: N consecutive windows on the same tables, engines and provider, on one
+ * clock the harness moves a day at a time (the platform's publications, the handlers and the provider all read it).
+ * Before each night the platform publishes everything it did since the last batch (duplicates and shuffling as a
+ * standard queue delivers); the night runs as the scheduled one does (the schedule event delivered twice); on one
+ * night chosen by the seed an operator reruns the window. After each night the invariants are checked with that
+ * night's cutoff and declared backlog; across the nights, I2 (one provider release per authorisation ever) and I3
+ * against what the platform had published before each provider call.
+ *
+ * <p>The functions run in-process: the Lambda sandboxes are JVMs of their own that read the machine's clock, which the
+ * harness cannot move a day (docs/emulator-differences.md, "Several nights").
+ */
+public final class MultiNightRun {
+
+    /** Of the platform's messages, the fraction published twice (at-least-once publishing), as a single night's feed. */
+    static final double DUPLICATE_FRACTION = 0.02;
+    /** How long before a night's window start the platform's batch is published (no event is timed in between). */
+    static final Duration PUBLISH_BEFORE_NIGHT = Duration.ofHours(2);
+    public static final String PLATFORM_EVENTS = "platform-events.jsonl";
+    private static final ObjectMapper JSON = Json.mapper();
+
+    /**
+     * @param firstWindow the first night's window
+     * @param perDay the platform's new authorisations a day
+     */
+    public record Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
+                          Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
+        public Options {
+            if (nights < 1) {
+                throw new IllegalArgumentException("--nights must be at least 1, was " + nights);
+            }
+            dynamoFaults = List.copyOf(dynamoFaults);
+        }
+
+        /** A series without faults ({@code local --nights}, {@code bench --nights}). */
+        public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState, Path workDir) {
+            this(firstWindow, nights, config, perDay, seed, dumpState, workDir, List.of(), ProviderFaults.NONE);
+        }
+
+        /** DynamoDB faults retry without the SDK's backoff pauses, as chaos schedules do. */
+        boolean faulty() {
+            return !dynamoFaults.isEmpty();
+        }
+    }
+
+    /** The series' report: each night exactly as a single night's, the totals, and the invariants over all nights. */
+    public record Report(List<RunReport> nights, Totals totals, Map<String, Boolean> invariants, History history, String engine,
+                         Integer operatorRerunNight) {
+        public boolean succeeded() {
+            return nights.stream().allMatch(n -> "SUCCEEDED".equals(n.execution().status()) && n.invariantsHold())
+                    && invariants.values().stream().allMatch(Boolean::booleanValue);
+        }
+
+        /**
+         * With faults ({@code chaos --nights}): a night may fail, and is judged by the next one, which decides and
+         * delivers what it left; the last night must succeed, and every invariant hold on every night and across them.
+         */
+        public boolean recovered() {
+            return "SUCCEEDED".equals(nights.getLast().execution().status())
+                    && nights.stream().allMatch(RunReport::invariantsHold)
+                    && invariants.values().stream().allMatch(Boolean::booleanValue);
+        }
+    }
+
+    /** Sums over the nights, and what the final tables show released. */
+    public record Totals(long published, long candidatesRead, long releaseRequested, long delivered, long dynamodbRequests,
+                         long releasedInTables, long backlogLeftByLastNight) {
+    }
+
+    /**
+     * How a night grows with the history behind it, per night: the pending-index items read, the scheduled run's
+     * DynamoDB requests, the request units on-demand would bill for them (RequestLedger's rules) and wall time (an operator's rerun is in that night's report, not here), and the last night's
+     * requests (and reads) over the second's: the first night has no history behind it.
+     */
+    public record History(List<Long> candidatesRead, List<Long> dynamodbRequests, List<Long> writeRequestUnits,
+                          List<Double> readRequestUnits, List<Double> wallSeconds, Double lastToSecondNight,
+                          Double candidatesLastToSecondNight) {
+    }
+
+    /** One line of {@link #PLATFORM_EVENTS}. */
+    record Published(long publishedAt, boolean delivered, JsonNode event) {
+    }
+
+    private final Options options;
+    private final Consumer<String> console;
+    private final Clock wall;
+    /** The provider's requests over the nights before this one (its record keeps every night's). */
+    private long providerCallsBefore;
+
+    public MultiNightRun(Options options, Consumer<String> console, Clock wall) {
+        this.options = options;
+        this.console = console;
+        this.wall = wall;
+    }
+
+    public Report run() {
+        ShiftableClock clock = new ShiftableClock(wall);
+        RequestCounter requests = new RequestCounter();
+        RequestLedger units = new RequestLedger(LocalPipeline.TABLES);
+        List<ExecutionInterceptor> interceptors = new ArrayList<>(options.dynamoFaults());
+        interceptors.add(requests);
+        interceptors.add(units);
+        LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.faulty(), interceptors,
+                options.providerFaults(), options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS);
+        ExecutionInput first = options.config().inputFor(options.firstWindow());
+        // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
+        int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
+        Instant feedStart = first.windowStart().minus(NightFeed.DAY.multipliedBy(leadDays));
+        List<NightFeed.Event> all = new NightFeed(feedStart, leadDays + options.nights(), options.perDay(), options.seed()).events();
+        SplittableRandom publisher = new SplittableRandom(options.seed() ^ 0x5EED_F00DL);
+        int rerunNight = new SplittableRandom(options.seed() ^ 0x0BE2A7E5L).nextInt(options.nights());
+        List<Published> published = new ArrayList<>();
+        List<RunReport> reports = new ArrayList<>();
+        List<Long> reads = new ArrayList<>();
+        List<Long> dynamo = new ArrayList<>();
+        List<Double> seconds = new ArrayList<>();
+        List<Long> writeUnits = new ArrayList<>();
+        List<Double> readUnits = new ArrayList<>();
+        boolean i2 = true;
+        boolean i3Published = true;
+        long totalPublished = 0;
+        try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions);
+             LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), "local-", LocalRun.localMapping(LocalPipeline.Hosting.IN_PROCESS))) {
+            PlatformFeed feed = new PlatformFeed(queue, pipeline.lambdaEndpoint(), clock);
+            int next = 0;
+            for (int night = 0; night < options.nights(); night++) {
+                WindowId window = new WindowId(options.firstWindow().date().plusDays(night));
+                ExecutionInput input = options.config().inputFor(window);
+                // The platform's batch: everything timed before it, published at its time on the run's clock.
+                Instant publishAt = input.windowStart().minus(PUBLISH_BEFORE_NIGHT);
+                moveTo(clock, publishAt);
+                List<NightFeed.Event> batch = new ArrayList<>();
+                while (next < all.size() && all.get(next).at().isBefore(publishAt)) {
+                    batch.add(all.get(next++));
+                }
+                List<String> bodies = new ArrayList<>();
+                batch.forEach(e -> bodies.add(e.body()));
+                int distinct = bodies.size();
+                for (int i = 0; i < distinct; i++) {
+                    if (publisher.nextDouble() < DUPLICATE_FRACTION) {
+                        bodies.add(bodies.get(i));
+                    }
+                }
+                for (int i = bodies.size() - 1; i > 0; i--) {
+                    int j = publisher.nextInt(i + 1);
+                    String swap = bodies.get(i);
+                    bodies.set(i, bodies.get(j));
+                    bodies.set(j, swap);
+                }
+                long appliedBefore = PlatformFeed.appliedEvents(StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+                long publishedAt = clock.instant().toEpochMilli();
+                PlatformFeed.Recorded recorded = feed.feedRecorded(bodies, appliedBefore, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+                for (int i = 0; i < bodies.size(); i++) {
+                    published.add(new Published(publishedAt, !recorded.refused().contains(recorded.messageIds().get(i)), readTree(bodies.get(i))));
+                }
+                totalPublished += bodies.size();
+                console.accept("night " + (night + 1) + " (" + window + "): the platform published " + bodies.size() + " events ("
+                        + recorded.tally().accepted() + " applied, " + recorded.tally().duplicates() + " duplicates, "
+                        + recorded.tally().rejected() + " refused)");
+
+                // The night, at its window start.
+                moveTo(clock, input.windowStart());
+                pipeline.writeLog().clear();
+                requests.reset();
+                units.reset();
+                Map<LambdaFunction, Integer> invocationsBefore = new EnumMap<>(LambdaFunction.class);
+                invocationsBefore.putAll(pipeline.invocationCounts());
+                long started = System.nanoTime();
+                String scheduledTime = input.windowStart().toString();
+                StartResult scheduled = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
+                StartResult again = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
+                List<ExecutionFollower.Followed> followed = new ArrayList<>();
+                followed.add(follow(pipeline, scheduled.executionArn()));
+                // The scheduled run's own requests and time: what a night costs, without the operator's rerun.
+                long scheduledRequests = requests.total();
+                RequestLedger.Snapshot scheduledUnits = units.snapshot();
+                double wallSeconds = (System.nanoTime() - started) / 1e9;
+                if (night == rerunNight) {
+                    StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
+                            .startRerun(window, input, false);
+                    console.accept("operator reruns " + window + " as " + rerun.executionName());
+                    followed.add(follow(pipeline, rerun.executionArn()));
+                }
+                ExecutionFollower.Followed scheduledRun = followed.getFirst();
+                ExecutionFollower.Followed last = followed.getLast();
+                PipelineEvidence evidence = PipelineEvidence.of(pipeline);
+                long backlog = summary(last).path("delivery").path("backlogLeft").asLong();
+                InvariantAudit.Report audit = evidence.audit(last.succeeded() ? new InvariantAudit.Completion(input.cutoff(), true, backlog) : null);
+                audit.violations().forEach(v -> console.accept("night " + window + " VIOLATION " + v.invariant() + ": " + v.detail()));
+                RunReport report = report(window, scheduledRun, followed, countSuppressed(scheduled, again), pipeline, requests,
+                        evidence, audit, invocationsBefore, recorded.tally());
+                reports.add(report);
+                reads.add(report.counts().candidatesRead());
+                dynamo.add(scheduledRequests);
+                writeUnits.add(scheduledUnits.writeRequestUnits());
+                readUnits.add(scheduledUnits.readRequestUnits());
+                seconds.add(wallSeconds);
+                console.accept("night " + (night + 1) + " (" + window + "): " + report.execution().status() + ", " + report.counts().candidatesRead()
+                        + " candidates read, " + report.counts().releaseRequested() + " releases requested, " + report.counts().delivered()
+                        + " delivered, " + report.cost().dynamodbRequests() + " DynamoDB requests, invariants " + report.invariants());
+            }
+            PipelineEvidence end = PipelineEvidence.of(pipeline);
+            i2 = oneReleasePerAuthorisationEver(end.effects());
+            i3Published = noReleaseAfterAPublishedSettlement(end.effects(), published);
+            long releasedInTables = end.snapshot().of(Authorisations.SCHEMA).stream()
+                    .filter(item -> Authorisations.STATE_RELEASE_REQUESTED.equals(Attr.stringOr(item, Authorisations.STATE, ""))).count();
+            options.dumpState().ifPresent(dir -> {
+                StateDump.write(dir, end.snapshot(), end.effects());
+                writePlatformEvents(dir, published);
+                console.accept("state dumped to " + dir.resolve(StateDump.TABLES) + ", " + dir.resolve(StateDump.PROVIDER_EFFECTS)
+                        + " and " + dir.resolve(PLATFORM_EVENTS));
+            });
+            Map<String, Boolean> invariants = new LinkedHashMap<>();
+            for (String name : List.of("I1", "I2", "I3", "I4", "I5")) {
+                invariants.put(name, reports.stream().allMatch(r -> Boolean.TRUE.equals(r.invariants().get(name))));
+            }
+            invariants.put("I2", invariants.get("I2") && i2);
+            invariants.put("I3", invariants.get("I3") && i3Published);
+            Totals totals = new Totals(totalPublished, reports.stream().mapToLong(r -> r.counts().candidatesRead()).sum(),
+                    reports.stream().mapToLong(r -> r.counts().releaseRequested()).sum(),
+                    reports.stream().mapToLong(r -> r.counts().delivered()).sum(),
+                    reports.stream().mapToLong(r -> r.cost().dynamodbRequests()).sum(), releasedInTables,
+                    reports.getLast().counts().backlogLeft());
+            History history = new History(List.copyOf(reads), List.copyOf(dynamo), List.copyOf(writeUnits), List.copyOf(readUnits), List.copyOf(seconds),
+                    ratio(dynamo), ratio(reads));
+            return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1);
+        }
+    }
+
+    /** The last night's figure over the second's (the first night has no history behind it); null with fewer than 2 nights. */
+    static Double ratio(List<Long> perNight) {
+        if (perNight.size() < 2 || perNight.get(1) == 0) {
+            return null;
+        }
+        return Math.round(1000.0 * perNight.getLast() / perNight.get(1)) / 1000.0;
+    }
+
+    /** I2 across all nights, from the provider's own record: at most one performed release per authorisation. */
+    static boolean oneReleasePerAuthorisationEver(List<ProviderEffect> effects) {
+        Map<String, Integer> performed = new HashMap<>();
+        effects.forEach(e -> performed.merge(e.authorisationId(), e.performed(), Integer::sum));
+        return performed.values().stream().allMatch(n -> n <= 1);
+    }
+
+    /**
+     * I3 against what the platform knew: no release performed after the platform had published a settlement of that
+     * authorisation (a settlement published later, a late capture, is the platform's to reconcile, not a violation).
+     */
+    static boolean noReleaseAfterAPublishedSettlement(List<ProviderEffect> effects, List<Published> published) {
+        Map<String, Long> firstPublished = new HashMap<>();
+        for (Published p : published) {
+            if ("settlement.posted".equals(p.event().path("type").asText())) {
+                firstPublished.merge(p.event().path("authorisationId").asText(), p.publishedAt(), Math::min);
+            }
+        }
+        for (ProviderEffect effect : effects) {
+            Long settlement = firstPublished.get(effect.authorisationId());
+            if (settlement != null && effect.performedAt().stream().anyMatch(at -> at > settlement)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private RunReport report(WindowId window, ExecutionFollower.Followed scheduled, List<ExecutionFollower.Followed> followed, int suppressed,
+                             LocalPipeline pipeline, RequestCounter requests, PipelineEvidence evidence, InvariantAudit.Report audit,
+                             Map<LambdaFunction, Integer> invocationsBefore, PlatformFeed.Tally ingestion) {
+        // The scheduled run decides the night; a rerun's totals (nothing left to decide) are added to it.
+        long[] sums = new long[8];
+        for (ExecutionFollower.Followed f : followed) {
+            JsonNode reconcile = summary(f).path("reconcile");
+            sums[0] += reconcile.path("candidates").asLong();
+            sums[1] += reconcile.path("releaseRequested").asLong();
+            sums[2] += reconcile.path("skippedSettled").asLong();
+            sums[3] += reconcile.path("skippedStale").asLong();
+            sums[4] += reconcile.path("candidatesRead").asLong();
+        }
+        JsonNode delivery = summary(followed.getLast()).path("delivery");
+        OutboxTally outbox = OutboxTally.of(evidence.snapshot(), window.toString());
+        // The write log was cleared as the night started; each refusal names its execution besides.
+        List<WriteLog.Refusal> refusals = pipeline.writeLog().refusals();
+        String leases = pipeline.tables().leases();
+        List<ExecutionCounts> executions = followed.stream()
+                .map(f -> ExecutionCounts.of(f, FencedRefusals.countFor(refusals, leases, ExecutionName.lastSegmentOf(f.executionArn()))))
+                .toList();
+        long fenced = executions.stream().mapToLong(ExecutionCounts::fencedRefusals).sum();
+        long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
+                .mapToLong(e -> e.getValue() - invocationsBefore.getOrDefault(e.getKey(), 0)).sum();
+        long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
+        long providerCallsEver = evidence.effects().stream().mapToLong(ProviderEffect::requests).sum();
+        long providerCalls = providerCallsEver - providerCallsBefore;
+        providerCallsBefore = providerCallsEver;
+        long authorisations = evidence.snapshot().of(Authorisations.SCHEMA).size();
+        return new RunReport(window.toString(),
+                new RunReport.Execution(ExecutionName.lastSegmentOf(scheduled.executionArn()), followed.stream()
+                        .allMatch(ExecutionFollower.Followed::succeeded) ? "SUCCEEDED" : followed.getLast().status().toString(), suppressed),
+                new RunReport.Counts(authorisations, sums[0], sums[1], sums[2], sums[3], fenced,
+                        outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(),
+                        outbox.escalated(), delivery.path("backlogLeft").asLong(), 0, sums[4]),
+                new RunReport.Cost(transitions, lambda, requests.total(), providerCalls),
+                audit.invariants(), pipeline.hostingLabel(),
+                new RunReport.Provider(null, null, 0, delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0, 0, null),
+                new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
+                        ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()),
+                executions);
+    }
+
+    private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn) {
+        ExecutionFollower.Followed result = pipeline.follow(executionArn, event -> { });
+        console.accept("  " + ExecutionName.lastSegmentOf(executionArn) + " " + result.status()
+                + result.error().map(e -> " (" + e + ")").orElse(""));
+        return result;
+    }
+
+    /** Moves the run's clock to {@code at}: the harness's time, read by the platform, the handlers and the provider. */
+    static void moveTo(ShiftableClock clock, Instant at) {
+        clock.advance(Duration.between(clock.instant(), at));
+    }
+
+    private static int countSuppressed(StartResult... results) {
+        int n = 0;
+        for (StartResult r : results) {
+            n += r.duplicateSuppressed() ? 1 : 0;
+        }
+        return n;
+    }
+
+    private static JsonNode summary(ExecutionFollower.Followed followed) {
+        return followed.output().map(MultiNightRun::readTree).orElse(JSON.createObjectNode());
+    }
+
+    private static JsonNode readTree(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (IOException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
+    private static void writePlatformEvents(Path dir, List<Published> published) {
+        try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(PLATFORM_EVENTS), StandardCharsets.UTF_8)) {
+            for (Published p : published) {
+                out.write(JSON.writeValueAsString(p));
+                out.newLine();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write " + dir.resolve(PLATFORM_EVENTS), e);
+        }
+    }
+}
