@@ -241,9 +241,14 @@ public final class LocalRun {
         return MappingSpec.fromTemplate(template);
     }
 
-    /** The platform's feed with the mapping's pollers, printing "n of m" while it lasts longer than {@link ProgressLines#EVERY}. */
+    /**
+     * The platform's feed, printing "n of m" while it lasts longer than {@link ProgressLines#EVERY}: the synthetic data
+     * with the mapping's pollers; a person's own events ({@code --events}) with one, in the file's order, so that the
+     * same file always makes the same night (with several pollers, e.g. a settlement may be applied before or after its
+     * authorisation's creation, and the night then counts it differently).
+     */
     private PlatformFeed ingestionFeed(LocalIngestQueue queue, LocalPipeline pipeline) {
-        int pollers = queue.spec().pollers();
+        int pollers = options.events().isPresent() ? 1 : queue.spec().pollers();
         ProgressLines lines = new ProgressLines(wall, console);
         boolean sandboxes = options.hosting() instanceof LocalPipeline.Sandboxes;
         return new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall, pollers, sandboxes).withProgress((done, total) -> lines.offer(() ->
