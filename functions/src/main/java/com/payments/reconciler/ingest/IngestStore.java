@@ -44,12 +44,14 @@ public final class IngestStore {
             + "authorisedAt = :authorisedAt, createdEventId = :eventId";
     static final String COMPLETE_ENDED_CONDITION = "attribute_exists(authorisationId) AND attribute_not_exists(authorisedAt) AND #state = :observed";
 
-    // Only out of AUTHORISED (or before the create): version + 1 and the state change make any release transaction
-    // that read the item AUTHORISED fail its "version = observed AND state = AUTHORISED" check (I3's order with a
-    // void), and leaving the sparse index keeps it from ever being a candidate again.
+    // Only out of AUTHORISED, before the create, or on a settlement's stub (no state, no create yet): version + 1 and the
+    // state change make any release transaction that read the item AUTHORISED fail its "version = observed AND state =
+    // AUTHORISED" check (I3's order with a void), and leaving the sparse index keeps it from ever being a candidate
+    // again. An item without state that is not our stub (a platform's own item) is not ended here: it is a conflict.
     static final String END = "SET #state = :voided, version = if_not_exists(version, :zero) + :one, endedAt = :endedAt, "
             + "endKind = :kind, endEventId = :eventId REMOVE pendingShard";
-    static final String END_CONDITION = "attribute_not_exists(authorisationId) OR attribute_not_exists(#state) OR #state = :authorised";
+    static final String END_CONDITION = "attribute_not_exists(authorisationId) OR #state = :authorised "
+            + "OR (attribute_not_exists(#state) AND attribute_exists(settlementSeen) AND attribute_not_exists(authorisedAt))";
 
     // Never rewinds a decision: state, version and pendingShard are not in the expression, and the condition pins the
     // state that was observed, so the reconciler's RELEASE_REQUESTED (and its command) stay exactly as they are.

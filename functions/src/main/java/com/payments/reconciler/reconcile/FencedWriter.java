@@ -26,6 +26,8 @@ import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The protected write (docs/design.md §4): the only path by which this job changes business state.
@@ -43,6 +45,8 @@ import java.util.UUID;
  * is no way to build it without the lease check (docs/design.md §4, §11).
  */
 public final class FencedWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FencedWriter.class);
 
     /** DynamoDB's limit on the actions of one TransactWriteItems. */
     public static final int TRANSACTION_ITEM_LIMIT = ProtectedWriteItems.TRANSACTION_ITEM_LIMIT;
@@ -148,18 +152,26 @@ public final class FencedWriter {
                                 Map<String, AttributeValue> holder = reasons.get(ProtectedWriteItems.LEASE_CHECK).item();
                                 return new IndexCleanup.Fenced(Attr.stringOr(holder, Leases.OWNER, "nobody"), Attr.numberOr(holder, Leases.EPOCH, 0));
                             }
-                            // Those that failed their own condition moved on since the night read them: leave them be.
+                            // Those that failed a condition of their own moved on since the night read them (decided, ended,
+                            // already out, or their settlement is gone): leave them be.
                             List<Candidate> next = new ArrayList<>();
                             for (int k = 0; k < round.size(); k++) {
-                                if (!Cancellations.conditionFailed(reasons, ProtectedWriteItems.FIRST_BATCH_ITEM + k)) {
+                                int first = ProtectedWriteItems.FIRST_BATCH_ITEM + ProtectedWriteItems.ITEMS_PER_CLEANUP * k;
+                                if (!Cancellations.conditionFailed(reasons, first + ProtectedWriteItems.CLEANUP_UPDATE_ITEM)
+                                        && !Cancellations.conditionFailed(reasons, first + ProtectedWriteItems.CLEANUP_SETTLEMENT_ITEM)) {
                                     next.add(round.get(k));
                                 }
                             }
                             round = next;
                             continue;
                         }
-                        case UNEXPECTED -> throw new IllegalStateException("index cleanup of " + settled.size()
-                                + " settled authorisations cancelled for an unexpected reason: " + Cancellations.codes(reasons));
+                        case UNEXPECTED -> {
+                            // The cleanup only saves later nights' reads: it never stops a night's releases. Left for the
+                            // next night, which meets these items again.
+                            LOG.warn("index cleanup of {} settled authorisations cancelled for an unexpected reason {}; left for the next night",
+                                    settled.size(), Cancellations.codes(reasons));
+                            return new IndexCleanup.Removed(0, settled.size());
+                        }
                         case TRANSIENT -> { }
                     }
                 }

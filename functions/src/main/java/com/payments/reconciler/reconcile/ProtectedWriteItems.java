@@ -55,8 +55,15 @@ final class ProtectedWriteItems {
     // stale worker from writing at all).
     static final String STILL_PENDING_AS_OBSERVED = "version = :observed AND #state = :authorised AND attribute_exists(pendingShard)";
     static final String LEAVE_INDEX = "REMOVE pendingShard";
-    /** Items per settled candidate in a cleanup transaction: one update each, behind the lease check (up to 99). */
-    static final int ITEMS_PER_CLEANUP = 1;
+    // I4: only an authorisation whose settlement is still stored leaves the index. The night's read of Settlements is
+    // outside the transaction; on tables a platform writes itself a settlement may be deleted meanwhile, and an unsettled
+    // authorisation out of the index would never be released.
+    static final String STILL_SETTLED = "attribute_exists(authorisationId)";
+    /** Items per settled candidate in a cleanup transaction: its update and its settlement's check, behind the lease check. */
+    static final int ITEMS_PER_CLEANUP = 2;
+    /** Offsets of a cleanup's items from its first one. */
+    static final int CLEANUP_UPDATE_ITEM = 0;
+    static final int CLEANUP_SETTLEMENT_ITEM = 1;
     // I2: one command per business operation, whoever issues it.
     static final String NEW_COMMAND = "attribute_not_exists(operationId)";
     // A command is finalised once: a second leader's delivery of the same operation leaves the first record.
@@ -91,18 +98,29 @@ final class ProtectedWriteItems {
         return items;
     }
 
-    /** The lease check, then one conditional update per settled candidate: out of the pending index, nothing else. */
+    /**
+     * The lease check, then per settled candidate a conditional update (out of the pending index, nothing else) and
+     * the check that its settlement is still stored.
+     */
     List<TransactWriteItem> leaveIndex(LeaseToken lease, List<Candidate> settled) {
         List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + ITEMS_PER_CLEANUP * settled.size());
         items.add(leaseCheck(lease));
-        settled.forEach(candidate -> items.add(TransactWriteItem.builder().update(Update.builder()
-                .tableName(tables.authorisations())
-                .key(Map.of(Authorisations.AUTHORISATION_ID, s(candidate.authorisationId())))
-                .conditionExpression(STILL_PENDING_AS_OBSERVED)
-                .updateExpression(LEAVE_INDEX)
-                .expressionAttributeNames(Map.of("#state", Authorisations.STATE))
-                .expressionAttributeValues(Map.of(":observed", n(candidate.observedVersion()), ":authorised", s(Authorisations.STATE_AUTHORISED)))
-                .build()).build()));
+        for (Candidate candidate : settled) {
+            Map<String, AttributeValue> key = Map.of(Authorisations.AUTHORISATION_ID, s(candidate.authorisationId()));
+            items.add(TransactWriteItem.builder().update(Update.builder()
+                    .tableName(tables.authorisations())
+                    .key(key)
+                    .conditionExpression(STILL_PENDING_AS_OBSERVED)
+                    .updateExpression(LEAVE_INDEX)
+                    .expressionAttributeNames(Map.of("#state", Authorisations.STATE))
+                    .expressionAttributeValues(Map.of(":observed", n(candidate.observedVersion()), ":authorised", s(Authorisations.STATE_AUTHORISED)))
+                    .build()).build());
+            items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                    .tableName(tables.settlements())
+                    .key(Map.of(Settlements.AUTHORISATION_ID, s(candidate.authorisationId())))
+                    .conditionExpression(STILL_SETTLED)
+                    .build()).build());
+        }
         return items;
     }
 

@@ -152,20 +152,30 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 releasable.add(candidate);
             }
         }
+        if (!releasable.isEmpty()) {
+            totals = requestReleases(attempt, lease, window, releasable, totals);
+        }
         if (!settledInIndex.isEmpty()) {
-            // A settled authorisation is never released: out of the index, so no later night reads it (a dry run writes nothing).
-            switch (attempt.removeSettledFromIndex(lease, settledInIndex)) {
-                case FencedWriter.IndexCleanup.Fenced fenced -> {
-                    metrics.count(Metrics.FENCED_REFUSALS, 1);
-                    throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " for the index cleanup of "
-                            + settledInIndex.size() + " settled authorisations: newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
-                }
-                case FencedWriter.IndexCleanup.Removed removed -> totals = totals.withLeftIndex(removed.removed());
+            // After the releases: the cleanup only saves later nights' reads and must never hold up a decision.
+            totals = leaveIndex(attempt, lease, settledInIndex, totals);
+        }
+        return totals;
+    }
+
+    /** A settled authorisation is never released: out of the index, so no later night reads it (a dry run writes nothing). */
+    private ReconcileTotals leaveIndex(FencedWriter attempt, LeaseToken lease, List<Candidate> settledInIndex, ReconcileTotals totals) {
+        return switch (attempt.removeSettledFromIndex(lease, settledInIndex)) {
+            case FencedWriter.IndexCleanup.Fenced fenced -> {
+                metrics.count(Metrics.FENCED_REFUSALS, 1);
+                throw new Fenced("lease " + lease.leaseName() + " refused epoch " + lease.epoch() + " for the index cleanup of "
+                        + settledInIndex.size() + " settled authorisations: newer epoch " + fenced.currentEpoch() + " held by " + fenced.currentOwner());
             }
-        }
-        if (releasable.isEmpty()) {
-            return totals;
-        }
+            case FencedWriter.IndexCleanup.Removed removed -> totals.withLeftIndex(removed.removed());
+        };
+    }
+
+    private ReconcileTotals requestReleases(FencedWriter attempt, LeaseToken lease, ExecutionInput window, List<Candidate> releasable,
+                                            ReconcileTotals totals) {
         List<ReleaseOutcome> outcomes = attempt.requestReleases(lease, releasable, window.windowId(), window.cutoff(), clock.instant());
         for (int i = 0; i < outcomes.size(); i++) {
             Candidate candidate = releasable.get(i);

@@ -18,10 +18,11 @@ import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 
 /**
  * Which of a batch of candidates already have a settlement, read before deciding them. Dry runs decide
- * on it alone. Real runs use it only to keep settled candidates out of a batch transaction, where one
- * failed settlement check would cancel the whole batch; it never lets anything be released — the
- * transaction's own ConditionCheck on Settlements is what enforces I3, so an eventually consistent read
- * that misses a new settlement costs one split batch, not a wrong release.
+ * on it alone. Real runs use it to keep settled candidates out of a batch transaction, where one
+ * failed settlement check would cancel the whole batch, and to choose the settled ones to take out of the pending
+ * index. Neither decision rests on it alone: the release transaction's ConditionCheck on Settlements enforces I3 (a
+ * missed new settlement costs one split batch, not a wrong release), and the cleanup's checks that the settlement is
+ * still there (a settlement deleted since the read leaves the item in the index, I4).
  */
 public final class SettlementCheck {
 

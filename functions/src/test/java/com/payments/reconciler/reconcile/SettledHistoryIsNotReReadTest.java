@@ -154,6 +154,37 @@ class SettledHistoryIsNotReReadTest {
                 .isEqualTo(new FencedWriter.IndexCleanup.Removed(0, 1));
     }
 
+    /**
+     * The night read a settlement outside the transaction; on tables the platform writes itself, the settlement can be
+     * gone by the time the cleanup commits. The cleanup checks it in the same transaction, so an unsettled authorisation
+     * never leaves the index (it would never be released: I4). Without that check (the first version of the cleanup)
+     * this item left the index. A settled neighbour in the same transaction still leaves.
+     */
+    @Test
+    void anAuthorisationWhoseSettlementIsGoneByTheCleanupStaysInTheIndex() {
+        Ingestion legacy = new Ingestion(engine.client(), engine.tables(), SHARDS);
+        legacy.authorise("old-1", 1_000, cutoff(NIGHT_1).minus(Duration.ofHours(2)));
+        legacy.settle("old-1", cutoff(NIGHT_1));
+        legacy.authorise("old-2", 1_000, cutoff(NIGHT_1).minus(Duration.ofHours(3)));
+        legacy.settle("old-2", cutoff(NIGHT_1));
+        CandidateFinder finder = new CandidateFinder(engine.client(), engine.tables().authorisations());
+        Candidate one = finder.page(Shards.of("old-1", SHARDS), cutoff(NIGHT_1), null, 10).candidates().stream()
+                .filter(c -> c.authorisationId().equals("old-1")).findFirst().orElseThrow();
+        Candidate two = finder.page(Shards.of("old-2", SHARDS), cutoff(NIGHT_1), null, 10).candidates().stream()
+                .filter(c -> c.authorisationId().equals("old-2")).findFirst().orElseThrow();
+        engine.client().deleteItem(b -> b.tableName(engine.tables().settlements())
+                .key(java.util.Map.of(com.payments.reconciler.store.Tables.Settlements.AUTHORISATION_ID,
+                        software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("old-1"))));
+        LeaseStore leases = new LeaseStore(engine.client(), engine.tables().leases(), Timing.LEASE_DURATION, NO_WAIT);
+        LeaseToken lease = ((AcquireResult.Acquired) leases.acquire("hold-release-reconciler", "run/a", clock.instant())).lease().token();
+
+        FencedWriter.IndexCleanup result = new FencedWriter(engine.client(), engine.tables(), NO_WAIT).removeSettledFromIndex(lease, List.of(one, two));
+
+        assertThat(result).isEqualTo(new FencedWriter.IndexCleanup.Removed(1, 1));
+        assertThat(legacy.authorisation("old-1")).as("unsettled after all: still in the index").containsKey(Authorisations.PENDING_SHARD);
+        assertThat(legacy.authorisation("old-2")).doesNotContainKey(Authorisations.PENDING_SHARD);
+    }
+
     private static Instant cutoff(Instant windowStart) {
         return windowStart.minus(GRACE);
     }
