@@ -83,12 +83,20 @@ final class LocalCommand implements Callable<Integer> {
             + "captures published between the decision and delivery: none may be released).")
     String scenario;
 
+    /**
+     * The quota a local night runs at unless --provider-quota says otherwise. The simulated provider is not a real one,
+     * and at the stack's default of 40 requests/s delivery alone takes minutes; this is a quota the local engines keep
+     * to on 2 cores (docs/decisions.md, "The local night's quota"). The summary names the quota the night ran at.
+     */
+    static final double LOCAL_PROVIDER_QUOTA = 160;
+
     @Option(names = "--provider-quota", paramLabel = "N", description = "The simulated provider enforces N requests per second "
-            + "(429 with Retry-After beyond it) and the night is configured with that quota (default: the stack's quota, not enforced).")
+            + "(429 with Retry-After beyond it) and the night is configured with that quota (default: ${DEFAULT-VALUE}, a local "
+            + "quota the engines keep to; 40 is the stack's default, a production-paced night).", defaultValue = "160")
     Double providerQuota;
 
-    @Option(names = "--provider-concurrency", paramLabel = "M", description = "With --provider-quota: the concurrent requests the "
-            + "provider allows (default: the stack's, 32).")
+    @Option(names = "--provider-concurrency", paramLabel = "M", description = "The concurrent requests the simulated "
+            + "provider allows, beside its quota (default: the stack's, 32).")
     Integer providerConcurrency;
 
     @Option(names = "--nights", paramLabel = "N", defaultValue = "1", description = "Consecutive nights on the same tables, 1 to 366 "
@@ -100,6 +108,10 @@ final class LocalCommand implements Callable<Integer> {
 
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
+
+    @Option(names = "--verbose", description = "bin/reconciler shows the output of the jar's build (first use or sources changed) "
+            + "as it runs, instead of keeping it in a log shown only when the build fails.")
+    boolean verbose;
 
     @Mixin
     WindowOptions windowOptions;
@@ -268,6 +280,7 @@ final class LocalCommand implements Callable<Integer> {
         if (dryRun) {
             row(out, "would release (dry run)", r.counts().wouldRelease());
         }
+        row(out, "provider quota (req/s)", r.provider().quota() == null ? 0 : Math.round(r.provider().quota()));
         row(out, "provider 429 answers", r.provider().answers429());
         row(out, "provider quota refusals", r.provider().quotaViolations());
         out.println("├──────────────────────────┼────────────┤");
@@ -276,6 +289,11 @@ final class LocalCommand implements Callable<Integer> {
         row(out, "DynamoDB requests", r.cost().dynamodbRequests());
         row(out, "provider calls", r.cost().providerCalls());
         out.println("└──────────────────────────┴────────────┘");
+        if (r.provider().quota() != null && r.provider().utilisation() != null) {
+            out.printf(java.util.Locale.ROOT, "delivery ran at %.3f of the quota of %s requests/s (releases per second at the provider, first to last)%n",
+                    r.provider().utilisation(), r.provider().quota() == Math.rint(r.provider().quota())
+                            ? Long.toString(r.provider().quota().longValue()) : r.provider().quota().toString());
+        }
         if (r.counts().backlogLeft() > 0) {
             out.printf("the night could not deliver everything at the provider's quota: %,d commands wait for the next run%n",
                     r.counts().backlogLeft());

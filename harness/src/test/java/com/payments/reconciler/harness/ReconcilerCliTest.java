@@ -73,7 +73,10 @@ class ReconcilerCliTest {
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "cancelledEnded", "quarantined", "escalated", "backlogLeft",
                 "wouldRelease", "candidatesRead");
         assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",
-                "throttledSeconds", "peakConcurrent");
+                "throttledSeconds", "peakConcurrent", "utilisation");
+        // The local default quota, enforced by the simulated provider and named in the report.
+        assertThat(report.at("/provider/quota").asDouble()).isEqualTo(LocalCommand.LOCAL_PROVIDER_QUOTA);
+        assertThat(report.at("/provider/quotaViolations").asLong()).isZero();
         assertThat(report.at("/counts/backlogLeft").asLong()).isZero();
         assertThat(fieldNames(report.get("cost"))).containsExactly("stateTransitions", "lambdaInvocations", "dynamodbRequests", "providerCalls");
         assertThat(report.at("/execution/name").asText()).isEqualTo("reconcile-" + today);

@@ -4,17 +4,29 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.workflow.Json;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 
 /**
  * Renders history events as the console's "Events" view reads: state entered and exited, task
  * failures with the error name (and what the Retry did next), the execution's end. One line each,
- * ids and counts only: payloads never reach the terminal (they could carry card data one day).
+ * ids and counts only: payloads never reach the terminal (they could carry card data one day). A state that passes its
+ * input through unchanged (a Choice) exits with the counts of the task before it; they are shown once, at that task.
  */
 public final class HistoryRenderer {
 
+    /** Entered states whose exit has not been seen yet, by event id, with their input (a Map's iterations interleave). */
+    private static final int REMEMBERED_ENTRIES = 256;
+
     private final Instant start;
+    private final Map<Long, String> enteredInputs = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
+            return size() > REMEMBERED_ENTRIES;
+        }
+    };
 
     public HistoryRenderer(Instant start) {
         this.start = start;
@@ -24,10 +36,18 @@ public final class HistoryRenderer {
         String at = String.format("%7.1fs ", Duration.between(start, event.timestamp()).toMillis() / 1000.0);
         String type = event.typeAsString();
         if (type.endsWith("StateEntered")) {
+            if (event.id() != null) {
+                enteredInputs.put(event.id(), String.valueOf(event.stateEnteredEventDetails().input()));
+            }
             return Optional.of(at + "→ " + event.stateEnteredEventDetails().name());
         }
         if (type.endsWith("StateExited")) {
-            return Optional.of(at + "✓ " + event.stateExitedEventDetails().name() + summary(event.stateExitedEventDetails().output()));
+            String output = event.stateExitedEventDetails().output();
+            // Exited straight after being entered, with its input as its output: nothing happened here that is not
+            // already shown (the counts belong to the task before it).
+            String input = event.previousEventId() == null ? null : enteredInputs.remove(event.previousEventId());
+            boolean passedThrough = input != null && input.equals(String.valueOf(output));
+            return Optional.of(at + "✓ " + event.stateExitedEventDetails().name() + (passedThrough ? "" : summary(output)));
         }
         return switch (type) {
             case "ExecutionStarted" -> Optional.of(at + "▶ execution started");

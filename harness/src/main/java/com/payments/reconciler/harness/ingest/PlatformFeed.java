@@ -33,20 +33,58 @@ public final class PlatformFeed {
     }
 
     /**
-     * Messages published before the mapping drains the queue: the platform publishes as the mapping consumes, and
-     * moto's SQS computes every queue attribute over all its messages for each message received (quadratic in the
-     * depth: 2,000 messages waiting cost 0.3 s per ReceiveMessage), so the local queue is kept shallow.
+     * How many messages the platform keeps in the queue ahead of the mapping (waiting or in flight) at most: moto's SQS
+     * scans every message of the queue for each ReceiveMessage (3 ms per receive of 10 at 100 messages, 16 ms at 1,000,
+     * with the launcher's sqs_patch), so the local queue is kept shallow — and at least two batches per poller, so no
+     * poller waits for the platform.
      */
     static final int PUBLISH_WINDOW = 100;
+    /** Messages per publication round: five SendMessageBatch calls. */
+    static final int PUBLISH_ROUND = 50;
     /** How long a feed may take before the run gives up on it (a night of a million events drains in minutes). */
     static final Duration DRAIN_LIMIT = Duration.ofMinutes(30);
 
+    /** Told how many of the feed's messages the mapping is done with, after each invocation. */
+    @FunctionalInterface
+    public interface Progress {
+        Progress NONE = (done, total) -> { };
+
+        void done(long done, long total);
+    }
+
     private final LocalIngestQueue queue;
     private final LocalEventSourceMapping mapping;
+    private final Object flow = new Object();
+    private volatile Progress progress = Progress.NONE;
+    private volatile long total;
 
+    /** One poller: the chaos campaign's and the bench's feeds, whose schedules and request counts assume one. */
     public PlatformFeed(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock) {
+        this(queue, lambdaEndpoint, clock, 1, false);
+    }
+
+    /**
+     * {@code pollers} batches invoked at once, as the deployed mapping runs them ({@link MappingSpec#pollers()});
+     * {@code staggered}: each poller starts once the one before it had its first answer (functions in sandboxes).
+     */
+    public PlatformFeed(LocalIngestQueue queue, URI lambdaEndpoint, Clock clock, int pollers, boolean staggered) {
         this.queue = queue;
-        this.mapping = new LocalEventSourceMapping(queue, lambdaEndpoint, clock);
+        this.mapping = new LocalEventSourceMapping(queue, lambdaEndpoint, clock, pollers, staggered, done -> {
+            synchronized (flow) {
+                flow.notifyAll();
+            }
+            progress.done(done, total);
+        });
+    }
+
+    /** Reports the mapping's progress from now on. */
+    public PlatformFeed withProgress(Progress value) {
+        this.progress = value;
+        return this;
+    }
+
+    public int pollers() {
+        return mapping.pollers();
     }
 
     /**
@@ -68,24 +106,49 @@ public final class PlatformFeed {
     public record Recorded(Tally tally, List<String> messageIds, java.util.Set<String> refused) {
     }
 
-    /** As {@link #feed}, keeping each body's message id and the ones refused. */
+    /**
+     * As {@link #feed}, keeping each body's message id and the ones refused. The platform publishes while the mapping
+     * consumes, as on AWS, keeping at most {@link #PUBLISH_WINDOW} messages ahead of it.
+     */
     public Recorded feedRecorded(List<String> bodies, long before, java.util.function.Supplier<StoreSnapshot> after) {
         List<String> messageIds = new java.util.ArrayList<>(bodies.size());
-        java.util.Set<String> refused = new java.util.HashSet<>();
         long deadBefore = queue.deadLettered();
-        long deleted = 0;
-        long receives = 0;
-        long invocations = 0;
-        long rejected = 0;
-        for (int from = 0; from < bodies.size(); from += PUBLISH_WINDOW) {
-            messageIds.addAll(queue.publishReturningIds(bodies.subList(from, Math.min(bodies.size(), from + PUBLISH_WINDOW))));
-            LocalEventSourceMapping.Drained drained = mapping.drain(DRAIN_LIMIT);
-            deleted += drained.deleted();
-            receives += drained.receives();
-            invocations += drained.invocations();
-            rejected += drained.reportedNeverDeleted().size();
-            refused.addAll(drained.reportedNeverDeleted());
+        total = bodies.size();
+        java.util.concurrent.atomic.AtomicReference<LocalEventSourceMapping.Drained> drained = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        mapping.publishing();
+        Thread consumer = Thread.ofVirtual().name("ingest-mapping").start(() -> {
+            try {
+                drained.set(mapping.drain(DRAIN_LIMIT));
+            } catch (RuntimeException e) {
+                failed.set(e);
+            } finally {
+                synchronized (flow) {
+                    flow.notifyAll();
+                }
+            }
+        });
+        try {
+            for (int from = 0; from < bodies.size(); from += PUBLISH_ROUND) {
+                awaitRoom(from, consumer);
+                messageIds.addAll(queue.publishReturningIds(bodies.subList(from, Math.min(bodies.size(), from + PUBLISH_ROUND))));
+                mapping.sent();
+            }
+        } finally {
+            mapping.published();
         }
+        try {
+            consumer.join();
+        } catch (InterruptedException e) {
+            consumer.interrupt();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the ingestion queue drained", e);
+        }
+        if (failed.get() != null) {
+            throw failed.get();
+        }
+        LocalEventSourceMapping.Drained result = drained.get();
+        java.util.Set<String> refused = new java.util.HashSet<>(result.reportedNeverDeleted());
         long accepted = appliedEvents(after.get()) - before;
         long deadLettered = queue.deadLettered() - deadBefore;
         // IngestEvents sends what it refuses to the dead-letter queue itself and reports the message done, so Lambda
@@ -93,9 +156,24 @@ public final class PlatformFeed {
         java.util.Set<String> sentByTheFunction = new java.util.HashSet<>(queue.refusedBySender());
         sentByTheFunction.retainAll(messageIds);
         refused.addAll(sentByTheFunction);
-        return new Recorded(new Tally(bodies.size(), accepted, deleted - accepted - sentByTheFunction.size(),
-                rejected + sentByTheFunction.size(), deadLettered, receives, invocations),
+        return new Recorded(new Tally(bodies.size(), accepted, result.deleted() - accepted - sentByTheFunction.size(),
+                result.reportedNeverDeleted().size() + sentByTheFunction.size(), deadLettered, result.receives(), result.invocations()),
                 List.copyOf(messageIds), java.util.Set.copyOf(refused));
+    }
+
+    /** Waits until the mapping is at most {@link #PUBLISH_WINDOW} messages behind the {@code published} ones. */
+    private void awaitRoom(long published, Thread consumer) {
+        synchronized (flow) {
+            while (published - mapping.done() > PUBLISH_WINDOW - PUBLISH_ROUND && consumer.isAlive()) {
+                try {
+                    // Woken by each invocation's end; the bound only guards against a missed wake-up.
+                    flow.wait(1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while publishing to the ingestion queue", e);
+                }
+            }
+        }
     }
 
     /** The events whose write is on the items: each ingestion write stores its event's id (docs/integration.md). */

@@ -149,7 +149,7 @@ public final class LocalRun {
             PlatformFeed.Tally ingestion;
             List<EventOutcomes.Entry> perEvent = List.of();
             try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
-                PlatformFeed feed = new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall);
+                PlatformFeed feed = ingestionFeed(queue, pipeline);
                 if (options.events().isPresent()) {
                     // A person's own events: the night decides on exactly these, no synthetic data.
                     EventsFile file = options.events().get();
@@ -232,12 +232,27 @@ public final class LocalRun {
     }
 
     /**
-     * The stack's ingestion queue and mapping, with the visibility timeout at 0: the harness's mapping runs one poller,
-     * so a reported message is received again in its next batch rather than 180 s later (docs/emulator-differences.md).
+     * The stack's ingestion queue and mapping as the template defines them; the harness's mapping gives a reported
+     * message back to the queue as soon as the invocation answered, rather than after the visibility timeout
+     * (docs/emulator-differences.md, "Ingestion").
      */
     public static MappingSpec localMapping(LocalPipeline.Hosting hosting) {
         SynthesizedTemplate template = hosting instanceof LocalPipeline.Sandboxes(SynthesizedTemplate t) ? t : SynthesizedTemplate.load();
-        return MappingSpec.fromTemplate(template).withVisibilityTimeout(Duration.ZERO);
+        return MappingSpec.fromTemplate(template);
+    }
+
+    /**
+     * The platform's feed, printing "n of m" while it lasts longer than {@link ProgressLines#EVERY}: the synthetic data
+     * with the mapping's pollers; a person's own events ({@code --events}) with one, in the file's order, so that the
+     * same file always makes the same night (with several pollers, e.g. a settlement may be applied before or after its
+     * authorisation's creation, and the night then counts it differently).
+     */
+    private PlatformFeed ingestionFeed(LocalIngestQueue queue, LocalPipeline pipeline) {
+        int pollers = options.events().isPresent() ? 1 : queue.spec().pollers();
+        ProgressLines lines = new ProgressLines(wall, console);
+        boolean sandboxes = options.hosting() instanceof LocalPipeline.Sandboxes;
+        return new PlatformFeed(queue, pipeline.lambdaEndpoint(), wall, pollers, sandboxes).withProgress((done, total) -> lines.offer(() ->
+                String.format(java.util.Locale.ROOT, "  ingestion: %,d of %,d events (%d pollers)", done, total, pollers)));
     }
 
     /** Scheduler's delivery: the Lambda Invoke API of StartWindow with the target input the stack defines. */
@@ -270,15 +285,28 @@ public final class LocalRun {
     private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected) {
         String name = ExecutionName.lastSegmentOf(executionArn);
         console.accept("following " + name);
-        HistoryRenderer renderer = new HistoryRenderer(wall.instant());
-        Progress progress = new Progress(expected.due(), console);
-        ExecutionFollower.Followed result = pipeline.follow(executionArn, event -> {
-            renderer.render(event).ifPresent(line -> console.accept("  " + name + " " + line));
-            progress.on(event);
-        });
-        console.accept(name + " " + result.status() + result.error().map(e -> " (" + e + ")").orElse("")
-                + ", " + result.stateTransitions() + " state transitions");
-        return result;
+        // Times from the execution's start, as the console shows them (it may have started before it is followed).
+        HistoryRenderer renderer = new HistoryRenderer(pipeline.sfn().describeExecution(b -> b.executionArn(executionArn)).startDate());
+        int shards = options.config().inputFor(options.window()).shards();
+        DeliveryWatch watch = new DeliveryWatch(pipeline, shards);
+        NightProgress progress = new NightProgress(wall, console, requested -> new DeliveryProgress(requested, shards,
+                nightQuota(pipeline).requestsPerSecond(), Math.min(shards, com.payments.reconciler.workflow.Timing.DELIVERY_MAP_CONCURRENCY),
+                wall.instant()), watch::deliveredPerShard);
+        // A tick a second: the clock decides when a delivery line is due (ProgressLines), the tick only asks.
+        java.util.concurrent.ScheduledExecutorService ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                Thread.ofVirtual().name("progress-tick").factory());
+        ticker.scheduleAtFixedRate(progress::tick, 1, 1, TimeUnit.SECONDS);
+        try {
+            // The end of a successful execution is the summary's first line; a failure's error is shown here.
+            return pipeline.follow(executionArn, event -> {
+                if (!"ExecutionSucceeded".equals(event.typeAsString())) {
+                    renderer.render(event).ifPresent(line -> console.accept("  " + name + " " + line));
+                }
+                progress.on(event);
+            });
+        } finally {
+            ticker.shutdownNow();
+        }
     }
 
     /** The scheduled run, then two more deliveries while it runs (held at its first page), then one after it closed. */
@@ -438,12 +466,29 @@ public final class LocalRun {
         return last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode()).path("delivery").path("backlogLeft").asLong();
     }
 
+    /** The quota the night is configured with: the run's, else the stack's default (DeliverCommands' environment). */
+    private static ProviderQuota nightQuota(LocalPipeline pipeline) {
+        Map<String, String> env = pipeline.handlerEnvironment();
+        return new ProviderQuota(Double.parseDouble(env.get(com.payments.reconciler.workflow.EnvVars.PROVIDER_REQUESTS_PER_SECOND)),
+                Integer.parseInt(env.get(com.payments.reconciler.workflow.EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS)));
+    }
+
     private static RunReport.Provider provider(LocalPipeline pipeline, JsonNode delivery) {
         Optional<RequestQuota> quota = pipeline.provider().quota();
         return new RunReport.Provider(quota.map(RequestQuota::requestsPerSecond).orElse(null),
                 quota.map(RequestQuota::maxConcurrent).orElse(null), quota.map(RequestQuota::violations).orElse(0L),
                 delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0,
-                quota.map(RequestQuota::peakInFlight).orElse(0));
+                quota.map(RequestQuota::peakInFlight).orElse(0), quota.map(q -> utilisation(pipeline, q.requestsPerSecond())).orElse(null));
+    }
+
+    /** As the bench counts it: releases after the first, over the time from the provider's first release to its last, over the quota. */
+    private static Double utilisation(LocalPipeline pipeline, double quota) {
+        List<Long> times = pipeline.provider().releases().stream().map(com.payments.reconciler.local.provider.PerformedRelease::performedAt)
+                .sorted().toList();
+        if (times.size() < 2 || times.getLast().equals(times.getFirst())) {
+            return null;
+        }
+        return (times.size() - 1) / ((times.getLast() - times.getFirst()) / 1000.0) / quota;
     }
 
     /** Sandboxes' requests are counted at the front door they all go through; in-process ones by the clients' interceptor. */
@@ -461,25 +506,4 @@ public final class LocalRun {
             return JSON.createObjectNode();
         }
     }
-
-    /** A progress line per reconcile page and per delivered batch, for long windows. */
-    private static final class Progress {
-        private final long due;
-        private final Consumer<String> console;
-
-        Progress(long due, Consumer<String> console) {
-            this.due = due;
-            this.console = console;
-        }
-
-        void on(HistoryEvent event) {
-            if (due < 2_000 || event.stateExitedEventDetails() == null || !"ReconcilePage".equals(event.stateExitedEventDetails().name())) {
-                return;
-            }
-            long decided = readTree(event.stateExitedEventDetails().output()).path("page").path("totals").path("candidates").asLong();
-            int filled = (int) Math.min(30, decided * 30 / Math.max(1, due));
-            console.accept(String.format("  [%-30s] %,d/%,d candidates decided", "#".repeat(filled), decided, due));
-        }
-    }
-
 }

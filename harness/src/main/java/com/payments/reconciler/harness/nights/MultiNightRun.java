@@ -353,7 +353,7 @@ public final class MultiNightRun {
                         outbox.escalated(), delivery.path("backlogLeft").asLong(), 0, sums[4]),
                 new RunReport.Cost(transitions, lambda, requests.total(), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(),
-                new RunReport.Provider(null, null, 0, delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0, 0),
+                new RunReport.Provider(null, null, 0, delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0, 0, null),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
                         ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()),
                 executions);

@@ -52,8 +52,12 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param throttledSeconds time the delivery calls' sending was paused by throttling answers, summed over calls
      * @param peakConcurrent the most requests the provider had in flight at once (0 when it enforced no quota)
      */
+    /**
+     * @param utilisation releases per second at the provider (after the first, from its first release to its last) over
+     *                    the quota; null without a quota or with fewer than two releases
+     */
     public record Provider(Double quota, Integer maxConcurrent, long quotaViolations, long answers429, double throttledSeconds,
-                           int peakConcurrent) {
+                           int peakConcurrent, Double utilisation) {
     }
 
     /**

@@ -8,6 +8,7 @@ Why each patch exists (see shared/notes/dynamodb-local.md and step-functions-loc
     own Lambda service (which would need Docker).
   * transactions_patch: a transaction's rollback copies the items it names, not whole tables.
   * index_patch: a GSI query reads a maintained index instead of scanning the table.
+  * sqs_patch: ReceiveMessage checks a message's retention without computing every queue attribute per message.
 
 Usage: python3 moto_launcher.py PORT   (prints "READY <port>" on stdout once listening)
 """
@@ -92,6 +93,8 @@ def main():
     # After transactions_patch, whose checks read moto's own transact_write_items.
     import index_patch
     index_patch.install()
+    import sqs_patch
+    sqs_patch.install()
 
     class QuietHandler(WSGIRequestHandler):
         def log_request(self, *args, **kwargs):
