@@ -597,6 +597,14 @@ public final class InvariantAudit {
                 continue;
             }
             if (ReleaseCommands.STATUS_REJECTED.equals(status)) {
+                // A refusal is an end only when nothing was released for this command: a command whose own operation the
+                // provider performed (a lost answer, then a repeat the provider no longer recognised) is not "rejected".
+                String operationId = Attr.stringOr(command, ReleaseCommands.OPERATION_ID, "");
+                if (performed.getOrDefault(id, List.of()).stream().anyMatch(r -> r.operationId().equals(operationId))) {
+                    violations.add(new Violation("I4", id + " command ended REJECTED but the provider performed its release under "
+                            + operationId));
+                    continue;
+                }
                 rejected++;
                 continue;
             }
