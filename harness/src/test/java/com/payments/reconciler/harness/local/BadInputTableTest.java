@@ -155,6 +155,9 @@ class BadInputTableTest {
                 {"chaos --schedules 0", "--schedules"}, {"chaos --schedules many", "--schedules"}, {"chaos --seed abc", "--seed"},
                 {"chaos --faults bogus=1", "--faults"}, {"chaos --faults ddb-conflict=2", "--faults"}, {"chaos --faults provider-drop=0.1", "--faults"},
                 {"chaos --replay yesterday", "--replay"},
+                {"local --provider-key-retention 24h", "--provider-key-retention must be an ISO-8601 duration above zero and at most P366D"},
+                {"local --provider-key-retention PT0S", "--provider-key-retention must be an ISO-8601 duration above zero"},
+                {"chaos --provider-key-retention P400D", "--provider-key-retention must be an ISO-8601 duration above zero and at most P366D"},
                 // The operator's commands' own bad usage is cli's OperatorBadUsageTest; here, that the harness's
                 // command line still refuses an unknown command and an operator command's bad flag the same way.
                 {"start --window 2026-12-01", "--state-machine-arn"}, {"frobnicate", "frobnicate"}}) {
