@@ -90,6 +90,9 @@ class ForgottenKeysTest {
             active: the release is sent                   | answered      | ACTIVE     | -         | Send
             active with a reference: still sent           | answered      | ACTIVE     | PRV-7     | Send
             a status outside the contract                 | answered      | CANCELLED  | -         | OutsideContract
+            same hash as RELEASED, another text           | answered      | S&LEASED   | PRV-7     | OutsideContract
+            same hash as ACTIVE, another text             | answered      | B$TIVE     | -         | OutsideContract
+            same hash as CAPTURED, another text           | answered      | D"PTURED   | -         | OutsideContract
             lower case is not the contract's              | answered      | released   | PRV-7     | OutsideContract
             no status field                               | answered      | -          | -         | OutsideContract
             no lookup offered: escalated to a person      | not-offered   | -          | -         | Escalate
@@ -106,6 +109,23 @@ class ForgottenKeysTest {
         };
 
         assertThat(describe(ForgottenKeys.afterLookup(answer, OP))).as(scenario).isEqualTo(expected);
+    }
+
+    @Test
+    void aReferenceOfAtMost256CharactersIsAcceptedOneLongerIsOutsideTheContract() {
+        String longest = "P".repeat(256);
+
+        assertThat(describe(ForgottenKeys.afterLookup(new HoldLookup.Answered(Optional.of("RELEASED"), Optional.of(longest), 200, "{}"), OP)))
+                .isEqualTo("Answer:Released(" + longest + ")");
+        assertThat(describe(ForgottenKeys.afterLookup(new HoldLookup.Answered(Optional.of("RELEASED"), Optional.of(longest + "P"), 200, "{}"), OP)))
+                .isEqualTo("OutsideContract");
+    }
+
+    @Test
+    void theHashCollisionsAboveAreRealCollisions() {
+        assertThat("S&LEASED".hashCode()).isEqualTo("RELEASED".hashCode());
+        assertThat("B$TIVE".hashCode()).isEqualTo("ACTIVE".hashCode());
+        assertThat("D\"PTURED".hashCode()).isEqualTo("CAPTURED".hashCode());
     }
 
     @Test

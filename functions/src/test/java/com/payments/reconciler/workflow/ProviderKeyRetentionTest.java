@@ -44,6 +44,12 @@ class ProviderKeyRetentionTest {
     }
 
     @Test
+    void noDurationIsRefusedLikeABadOne() {
+        assertThatThrownBy(() -> new ProviderKeyRetention(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(ProviderKeyRetention.ACCEPTED_FORM);
+    }
+
+    @Test
     void theEnvironmentCarriesItAndItsAbsenceIsTheDefault() {
         ProviderKeyRetention twelve = new ProviderKeyRetention(Duration.ofHours(12));
 
