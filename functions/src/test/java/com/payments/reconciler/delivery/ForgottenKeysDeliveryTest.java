@@ -171,5 +171,8 @@ class ForgottenKeysDeliveryTest {
         assertThat(world.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
         assertThat(world.provider.lookups()).isZero();
         assertThat(world.command(ops.getFirst()).get(ReleaseCommands.FIRST_ATTEMPT_AT).n()).isEqualTo(Long.toString(night2Start.toEpochMilli()));
+        // The stamp was written by night 2's leader (epoch 2) on a command night 1 issued (epoch 1): a fenced write of the
+        // current epoch, not a stale one (the audit judged it by the command's epoch before, an I1 finding).
+        assertThat(world.audit(true).violations()).isEmpty();
     }
 }
