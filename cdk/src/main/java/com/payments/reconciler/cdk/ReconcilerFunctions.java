@@ -157,6 +157,7 @@ public final class ReconcilerFunctions extends Construct {
         if (function == LambdaFunction.DELIVER_COMMANDS) {
             environment.put(EnvVars.PROVIDER_BASE_URL, config.providerBaseUrl().toString());
             environment.putAll(config.providerQuotaEnvironment());
+            environment.putAll(config.providerKeyRetentionEnvironment());
         }
         return environment;
     }

@@ -4,6 +4,7 @@ import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ReservedConcurrency;
 import com.payments.reconciler.workflow.Timing;
@@ -40,12 +41,15 @@ import java.util.stream.Collectors;
  *                      {@link ProviderQuota} itself)
  * @param reserveConcurrency whether every function reserves {@link ReservedConcurrency#of} (off for an account whose
  *                           concurrency limit cannot leave 100 unreserved beside it)
+ * @param providerKeyRetention how long the card provider keeps an idempotency key, DeliverCommands' environment: a
+ *                             command first attempted longer ago is not re-sent before the provider's status lookup
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
-                          boolean tableDeletionProtection, Optional<ExistingTables> existingTables) {
+                          boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
+                          ProviderKeyRetention providerKeyRetention) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -59,6 +63,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String ALARM_EMAIL = "alarmEmail";
     public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
+    public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
     public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
@@ -115,6 +120,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(ALARM_EMAIL, "");
         d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
+        d.put(PROVIDER_KEY_RETENTION, ProviderKeyRetention.DEFAULT.retention().toString());
         // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
         d.put(RESERVE_CONCURRENCY, "false");
         // Off for the first create, whose rollback must be able to delete the tables; on once the stack exists.
@@ -180,6 +186,12 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             }
         });
         ProviderQuota quota = providerQuota(value.apply(PROVIDER_REQUESTS_PER_SECOND), value.apply(PROVIDER_MAX_CONCURRENT_REQUESTS));
+        ProviderKeyRetention keyRetention;
+        try {
+            keyRetention = ProviderKeyRetention.parse(value.apply(PROVIDER_KEY_RETENTION));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER_KEY_RETENTION, e.getMessage());
+        }
         String reserve = value.apply(RESERVE_CONCURRENCY);
         if (!reserve.equals("true") && !reserve.equals("false")) {
             throw new InvalidContext(RESERVE_CONCURRENCY, "must be true or false (false: no reserved concurrency, for an account "
@@ -189,7 +201,8 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
                 value.apply(SETTLEMENTS_TABLE_ARN), value.apply(BUSINESS_TABLES_KEY_ARN));
         boolean protection = bool(value.apply(TABLE_DELETION_PROTECTION), TABLE_DELETION_PROTECTION,
                 "true or false (true once the stack exists: a protected table cannot be deleted by the rollback of a failed first create)");
-        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing);
+        return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
+                keyRetention);
     }
 
     private static boolean bool(String text, String key, String form) {
@@ -234,6 +247,11 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         env.put(EnvVars.PROVIDER_REQUESTS_PER_SECOND, plain(providerQuota.requestsPerSecond()));
         env.put(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(providerQuota.maxConcurrentRequests()));
         return env;
+    }
+
+    /** DeliverCommands' key retention variable ({@link ProviderKeyRetention#fromEnvironment} reads it back). */
+    public Map<String, String> providerKeyRetentionEnvironment() {
+        return providerKeyRetention.environment();
     }
 
     /** 40.0 as "40", 2.5 as "2.5": how cdk.json and the environment write a rate. */

@@ -41,6 +41,7 @@ class StackConfigTest {
         assertThat(config.providerQuota()).isEqualTo(new ProviderQuota(40, 32));
         assertThat(config.providerQuotaEnvironment()).containsExactly(
                 Map.entry(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40"), Map.entry(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32"));
+        assertThat(config.providerKeyRetentionEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_KEY_RETENTION, "PT24H"));
         assertThat(config.reserveConcurrency()).isFalse();
         assertThat(config.tableDeletionProtection()).isFalse();
         assertThat(config.window().dryRun()).as("the placeholder provider URL: a dry run").isTrue();
@@ -122,6 +123,10 @@ class StackConfigTest {
             "providerMaxConcurrentRequests|1001|an integer from 4",
             "providerMaxConcurrentRequests|8.5|an integer from 4",
             "providerMaxConcurrentRequests|many|an integer from 4",
+            "providerKeyRetention|24h|an ISO-8601 duration above zero and at most P366D, e.g. PT24H",
+            "providerKeyRetention|PT0S|an ISO-8601 duration above zero",
+            "providerKeyRetention|PT-1H|an ISO-8601 duration above zero",
+            "providerKeyRetention|P400D|at most P366D",
             "reserveConcurrency|yes|true or false",
             "tableDeletionProtection|on|true or false",
     })

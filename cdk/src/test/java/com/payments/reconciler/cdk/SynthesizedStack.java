@@ -57,6 +57,7 @@ final class SynthesizedStack {
         context.put(StackConfig.ALARM_EMAIL, "payments-oncall@example.com");
         context.put(StackConfig.PROVIDER_REQUESTS_PER_SECOND, 12.5);
         context.put(StackConfig.PROVIDER_MAX_CONCURRENT_REQUESTS, 16);
+        context.put(StackConfig.PROVIDER_KEY_RETENTION, "PT12H");
         // As an account that can afford them, once the stack exists: the template tests check both settings in force.
         context.put(StackConfig.RESERVE_CONCURRENCY, true);
         context.put(StackConfig.TABLE_DELETION_PROTECTION, true);

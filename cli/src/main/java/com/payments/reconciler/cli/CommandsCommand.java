@@ -13,11 +13,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/** {@code commands list|requeue}: the release commands waiting for a person (QUARANTINED, ESCALATED). */
+/** {@code commands list|requeue|resolve}: the release commands waiting for a person (QUARANTINED, ESCALATED). */
 @Command(name = "commands", mixinStandardHelpOptions = true,
         description = "List the release commands parked for a person (QUARANTINED: the provider answered outside its contract; "
-                + "ESCALATED: older than automatic delivery), and requeue one once the provider was asked.",
-        subcommands = {CommandsCommand.ListParked.class, CommandsCommand.RequeueParked.class})
+                + "ESCALATED: older than automatic delivery, or first attempted longer ago than the provider keeps keys with no status "
+                + "lookup to ask), and requeue or resolve one once the provider was asked.",
+        subcommands = {CommandsCommand.ListParked.class, CommandsCommand.RequeueParked.class, CommandsCommand.ResolveParked.class})
 final class CommandsCommand {
 
     /** Where the ReleaseCommands table is: the operator's credentials, or a local moto. */
@@ -116,6 +117,60 @@ final class CommandsCommand {
                 case ParkedCommands.Requeue.NotParked n -> {
                     spec.commandLine().getErr().println("error: " + n.operationId() + " is not parked (" + n.status()
                             + "): only QUARANTINED or ESCALATED commands are requeued; nothing was written");
+                    yield ExitCodes.RUN_FAILED;
+                }
+            };
+        }
+    }
+
+    @Command(name = "resolve", mixinStandardHelpOptions = true,
+            description = "Close a parked command as the provider says it is: --as released ends it DELIVERED, --as not-released "
+                    + "REJECTED (not sent again), recording who (the resolved AWS profile), when and --note. The first-attempt time "
+                    + "and the parked reason stay on it.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:resolved", "1:refused: the command is not parked (nothing written)",
+                    "2:bad usage or input: a flag's value, or no command with that operation id",
+                    "3:AWS error: no credentials, permissions, throttling, endpoint, table"})
+    static final class ResolveParked implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--operation-id", required = true, paramLabel = "ID", description = "release-hold:{authorisationId}, as `commands list` shows it.")
+        String operationId;
+
+        @Option(names = "--as", required = true, paramLabel = "released|not-released",
+                description = "What the provider said about the hold: released, or not-released.")
+        String as;
+
+        @Option(names = "--note", required = true, paramLabel = "TEXT",
+                description = "Why (what the provider said, and where), kept on the command. Never card data.")
+        String note;
+
+        @Mixin
+        TableOptions table;
+
+        @Mixin
+        Verbosity verbosity;
+
+        @Override
+        public Integer call() {
+            if (operationId == null || !operationId.matches("release-hold:[A-Za-z0-9_.:-]{1,200}")) {
+                throw new IllegalArgumentException("--operation-id must be release-hold:{authorisationId}, was " + operationId);
+            }
+            ParkedCommands.Resolution resolution = ParkedCommands.Resolution.of(as);
+            if (note == null || note.isBlank() || note.length() > 500) {
+                throw new IllegalArgumentException("--note must be 1 to 500 characters saying what the provider said about the hold");
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            return switch (table.parked().resolve(operationId, resolution, note.strip(), CallerIdentity.describe(table.endpointUrl),
+                    Clock.systemUTC().instant())) {
+                case ParkedCommands.Resolve.Resolved r -> {
+                    out.println("resolved " + r.operationId() + " as " + resolution.flag() + ": " + r.status() + ", not sent again");
+                    yield ExitCodes.OK;
+                }
+                case ParkedCommands.Resolve.NotParked n -> {
+                    spec.commandLine().getErr().println("error: " + n.operationId() + " is not parked (" + n.status()
+                            + "): only QUARANTINED or ESCALATED commands are resolved; nothing was written");
                     yield ExitCodes.RUN_FAILED;
                 }
             };

@@ -48,6 +48,8 @@ final class CommandSender {
     private final RequestLease lease;
     private final FreshFacts facts;
     private final Clock clock;
+    /** How long the provider keeps an idempotency key ({@link ForgottenKeys}). */
+    private final Duration providerKeyRetention;
     /** Where final answers and quarantines go to be marked. */
     private final Consumer<DeliveryMark> marks;
     /** Tries to have the lease and the command's facts both fresh before a request, before the call stops sending. */
@@ -62,7 +64,8 @@ final class CommandSender {
 
     CommandSender(OperationGuard guard, ProviderClient provider, Backoff providerRetry, Backoff.Pause pause,
                   SendingRate rate, Deadline deadline, Context context, Map<String, String> logContext, int shard,
-                  DeliveryFailures failures, RequestLease lease, FreshFacts facts, Clock clock, Consumer<DeliveryMark> marks) {
+                  DeliveryFailures failures, RequestLease lease, FreshFacts facts, Clock clock, Duration providerKeyRetention,
+                  Consumer<DeliveryMark> marks) {
         this.guard = guard;
         this.provider = provider;
         this.providerRetry = providerRetry;
@@ -76,6 +79,7 @@ final class CommandSender {
         this.lease = lease;
         this.facts = facts;
         this.clock = clock;
+        this.providerKeyRetention = providerKeyRetention;
         this.marks = marks;
     }
 
@@ -147,10 +151,13 @@ final class CommandSender {
 
     /**
      * Sends until a final answer, at this call's pace: each request waits for its turn at the share's rate; a wait
-     * that would pass the call's deadline defers the command to the next call.
+     * that would pass the call's deadline defers the command to the next call. A command first attempted so long ago
+     * that the provider may have forgotten its key ({@link ForgottenKeys}) is not sent again blindly: its first request
+     * here is the status lookup, paced and checked like a release, whose answer ends it or lets the release go.
      */
     private ProviderResult.Final callProvider(PendingCommand command, AtomicInteger calls) {
         int unavailable = 0;
+        boolean askFirst = ForgottenKeys.askFirst(command.firstAttemptAt(), clock.instant(), providerKeyRetention);
         while (true) {
             Duration wait = rate.claimTurn();
             if (!deadline.allowsWait(wait)) {
@@ -165,7 +172,29 @@ final class CommandSender {
             provider.prepare();
             mayStillSend(command);
             calls.incrementAndGet();
-            ProviderResult answer = provider.release(command);
+            ProviderResult answer;
+            if (askFirst) {
+                HoldLookup lookup = provider.lookUp(command);
+                switch (ForgottenKeys.afterLookup(lookup, command.operationId())) {
+                    case ForgottenKeys.Step.Answer known -> {
+                        LOG.info("{}: the provider's status lookup ended it ({})", command.operationId(),
+                                known.result().getClass().getSimpleName());
+                        answer = known.result();
+                    }
+                    case ForgottenKeys.Step.Send send -> {
+                        LOG.info("{}: its hold is still active at the provider; sending the release under the same key", command.operationId());
+                        rate.answered();
+                        askFirst = false;
+                        continue;
+                    }
+                    case ForgottenKeys.Step.Escalate escalate -> throw new NotSent(new DeliveryDecision.Unverifiable(escalate.reason()));
+                    case ForgottenKeys.Step.OutsideContract outside -> throw ProviderContractViolation.ofCommand(outside.why(),
+                            ((HoldLookup.Answered) lookup).httpStatus(), ((HoldLookup.Answered) lookup).body());
+                    case ForgottenKeys.Step.AskAgain again -> answer = again.answer();
+                }
+            } else {
+                answer = provider.release(command);
+            }
             switch (answer) {
                 case ProviderResult.Throttled throttled -> {
                     throttledAnswers.incrementAndGet();

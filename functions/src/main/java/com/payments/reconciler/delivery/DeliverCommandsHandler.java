@@ -13,6 +13,7 @@ import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.LeaseLost;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ProviderUnavailable;
 import com.payments.reconciler.workflow.Timing;
@@ -78,16 +79,27 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 HttpProviderClient.create(providerUrl(env), ProviderCredentials.fromEnvironment(env), env.clock()),
                 Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
-                env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)));
+                env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),
+                ProviderKeyRetention.fromEnvironment(env));
     }
 
+    /** With the stack's default key retention ({@link ProviderKeyRetention#DEFAULT}). */
     public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism, DeliveryPacing pacing) {
+        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
+                ProviderKeyRetention.DEFAULT);
+    }
+
+    /** {@code keyRetention}: how long the provider keeps an idempotency key ({@link ForgottenKeys}). */
+    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
+                                  LeaseStore leases, OperationGuard guard,
+                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
+                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention) {
         super(DeliveryRequest.class);
         this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
-                clock, parallelism, pacing);
+                clock, parallelism, pacing, keyRetention.retention());
     }
 
     @Override

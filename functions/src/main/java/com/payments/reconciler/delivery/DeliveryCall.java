@@ -44,6 +44,7 @@ final class DeliveryCall {
     private final LeaseRenewals renewals;
     private final AnswerMarks marks;
     private final FreshFacts facts;
+    private final com.payments.reconciler.reconcile.FencedWriter writer;
     private ShardPlan plan;
     private SendingRate rate;
     private CommandSender sender;
@@ -59,7 +60,8 @@ final class DeliveryCall {
         this.share = services.pacing().quota().share(Math.min(request.window().shards(), Timing.DELIVERY_MAP_CONCURRENCY));
         this.renewals = new LeaseRenewals(services.leases(), request.lease(), clock, failures);
         this.slots = new DeliverySlots(Math.min(services.parallelism(), share.maxConcurrentRequests()), renewals, failures);
-        this.marks = new AnswerMarks(services.writer().forInvocation(context), request.lease(), clock, services.metrics(), failures);
+        this.writer = services.writer().forInvocation(context);
+        this.marks = new AnswerMarks(writer, request.lease(), clock, services.metrics(), failures);
         this.facts = new FreshFacts(services.facts(), clock, Timing.FACTS_MAX_AGE);
     }
 
@@ -72,7 +74,8 @@ final class DeliveryCall {
         plan = request.batch().plan() != null ? request.batch().plan() : planShard();
         rate = new SendingRate(share, clock, Instant.ofEpochMilli(plan.resumeAt()), plan.throttledSinceAnswerMillis());
         sender = new CommandSender(services.guard(), services.provider(), services.providerRetry(), services.pacing().pause(),
-                rate, deadline, context, logContext, request.shard(), failures, renewals, facts, clock, marks::add);
+                rate, deadline, context, logContext, request.shard(), failures, renewals, facts, clock,
+                services.providerKeyRetention(), marks::add);
         boolean exhausted = false;
         try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
             try {
@@ -139,6 +142,20 @@ final class DeliveryCall {
         return !failures.halted() && !sender.deferred() && !deadline.near() && allowedToStart() > 0;
     }
 
+    /**
+     * Before any of the page's commands is sent: stamps the first attempt of those this call may start and that were
+     * never attempted, in one fenced transaction (up to 99), so that a request whose answer is lost (or a call that dies
+     * after it) leaves a command the next nights know to ask the provider about once its key may be forgotten
+     * ({@link ForgottenKeys}). A command stamped but not sent after all is only asked about sooner.
+     */
+    private void recordFirstAttempts(List<PendingCommand> read) {
+        List<String> never = read.stream().limit(Math.max(0, allowedToStart()))
+                .filter(command -> command.firstAttemptAt().isEmpty()).map(PendingCommand::operationId).toList();
+        if (!never.isEmpty()) {
+            writer.recordFirstAttempts(request.lease(), never, clock.instant());
+        }
+    }
+
     /** Returns whether every pending command of the shard was started. */
     private boolean dispatchAll(ExecutorService workers) {
         int parallelism = services.parallelism();
@@ -147,6 +164,7 @@ final class DeliveryCall {
             PendingCommands.Page page = services.commands().page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
             page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
             List<PendingCommand> read = page.commands();
+            recordFirstAttempts(read);
             facts.expect(read);
             for (int from = 0; from < read.size(); from += parallelism) {
                 if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + parallelism)))) {

@@ -41,6 +41,13 @@ public sealed interface DeliveryDecision {
         }
     }
 
+    /**
+     * First attempted longer ago than the provider keeps its key, and no status lookup could say what became of the hold
+     * ({@link ForgottenKeys}): parked ESCALATED for a person, never sent blindly.
+     */
+    record Unverifiable(String reason) implements DeliveryDecision {
+    }
+
     /** Before the command's first request: its facts, then its age. */
     static DeliveryDecision decide(PendingCommand command, AuthorisationFacts facts, Instant now) {
         DeliveryDecision byFacts = atTheCall(facts, now);

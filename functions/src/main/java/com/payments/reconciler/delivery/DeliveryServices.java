@@ -6,13 +6,15 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.workflow.EmfMetrics;
 
 import java.time.Clock;
+import java.time.Duration;
 
 /** What a {@link DeliveryCall} talks to, wired once by the {@link DeliverCommandsHandler} and shared by its calls. */
 record DeliveryServices(PendingCommands commands, FactsReader facts, FencedWriter writer, LeaseStore leases,
                         OperationGuard guard, ProviderClient provider, Backoff providerRetry, EmfMetrics metrics,
-                        Clock clock, int parallelism, DeliveryPacing pacing) {
+                        Clock clock, int parallelism, DeliveryPacing pacing, Duration providerKeyRetention) {
 
     DeliveryServices {
+        java.util.Objects.requireNonNull(providerKeyRetention, "providerKeyRetention");
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be at least 1, was " + parallelism);
         }

@@ -32,6 +32,11 @@ import java.util.Optional;
  * have been rotated): a new key is sent by the next request, which goes through the sender's checks like any other
  * (so it is also answered {@code Unavailable}); the same key refused again is reported. Only ids and status codes
  * appear in messages.
+ *
+ * <p>The status lookup, {@code GET /holds/{authorisationId}} with the same bearer key and no idempotency key (it changes
+ * nothing), answers 200 with {@code {"authorisationId", "status", "providerReference"?}}; {@link ForgottenKeys} judges the
+ * status. 404, 405 and 501 mean the provider offers no lookup; 429, 5xx and timeouts are answered as for a release; a
+ * 200 that is not a JSON object about this authorisation, or any other status, is a {@link ProviderContractViolation}.
  */
 public final class HttpProviderClient implements ProviderClient {
 
@@ -100,6 +105,68 @@ public final class HttpProviderClient implements ProviderClient {
         return interpret(command, response);
     }
 
+    @Override
+    public HoldLookup lookUp(PendingCommand command) {
+        HttpResponse<String> response;
+        String key = credentials.current();
+        try {
+            HttpRequest request = HttpRequest.newBuilder(holdUri(command.authorisationId()))
+                    .timeout(requestTimeout)
+                    .header("Authorization", "Bearer " + key)
+                    .header("Accept", "application/json")
+                    .GET()
+                    .build();
+            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (response.statusCode() == 401 && credentials.replacedAfterRefusal(key)) {
+                return new HoldLookup.NoAnswer(new ProviderResult.Unavailable(
+                        "provider answered 401: the secret holds a newer API key, which the next request sends"));
+            }
+        } catch (HttpTimeoutException e) {
+            return new HoldLookup.NoAnswer(new ProviderResult.Unavailable("no response within " + requestTimeout.toMillis() + " ms"));
+        } catch (IOException e) {
+            return new HoldLookup.NoAnswer(new ProviderResult.Unavailable("connection failed: " + e.getClass().getSimpleName()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new HoldLookup.NoAnswer(new ProviderResult.Unavailable("interrupted while waiting for the provider"));
+        }
+        int status = response.statusCode();
+        String what = "provider answered " + status + " to the status lookup for " + command.operationId();
+        switch (status) {
+            case 401 -> throw ProviderContractViolation.ofEveryCommand(what
+                    + ": the provider refused our API key (" + credentials + ") even after reading it again; field Authorization");
+            case 404, 405, 501 -> {
+                return new HoldLookup.NotOffered("GET /holds/{authorisationId} answered " + status);
+            }
+            case 200 -> {
+                try {
+                    JsonNode json = json(what, response);
+                    expect(what, json, "authorisationId", command.authorisationId());
+                    JsonNode state = json.get("status");
+                    JsonNode reference = json.get("providerReference");
+                    return new HoldLookup.Answered(
+                            state != null && state.isTextual() ? Optional.of(state.asText()) : Optional.empty(),
+                            reference != null && reference.isTextual() ? Optional.of(reference.asText()) : Optional.empty(),
+                            status, response.body());
+                } catch (Broken broken) {
+                    throw ProviderContractViolation.ofCommand(broken.getMessage(), status, response.body());
+                }
+            }
+            case 429 -> {
+                return new HoldLookup.NoAnswer(new ProviderResult.Throttled(status, retryAfter(response)));
+            }
+            default -> {
+                if (status == 503 && retryAfter(response).isPresent()) {
+                    return new HoldLookup.NoAnswer(new ProviderResult.Throttled(status, retryAfter(response)));
+                }
+                if (status == 408 || (status >= 500 && status <= 599)) {
+                    return new HoldLookup.NoAnswer(new ProviderResult.Unavailable("provider answered " + status));
+                }
+                throw ProviderContractViolation.ofCommand(what + ": unexpected status; the lookup answers 200 (the hold's state), "
+                        + "404 (no lookup), 5xx/408/429 (retry)", status, response.body());
+            }
+        }
+    }
+
     private HttpResponse<String> send(PendingCommand command, String key) throws IOException, InterruptedException {
         ObjectNode body = JSON.createObjectNode()
                 .put("authorisationId", command.authorisationId())
@@ -118,9 +185,13 @@ public final class HttpProviderClient implements ProviderClient {
     }
 
     private URI releaseUri(String authorisationId) {
+        return URI.create(holdUri(authorisationId) + "/release");
+    }
+
+    private URI holdUri(String authorisationId) {
         String base = baseUrl.toString();
         String prefix = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        return URI.create(prefix + "/holds/" + pathSegment(authorisationId) + "/release");
+        return URI.create(prefix + "/holds/" + pathSegment(authorisationId));
     }
 
     private ProviderResult interpret(PendingCommand command, HttpResponse<String> response) {

@@ -8,6 +8,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.time.Instant;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -16,13 +18,31 @@ import java.util.regex.Pattern;
  *
  * @param queuedAt when it became PENDING: its creation, or an operator's latest requeue; its age for
  *                 {@link com.payments.reconciler.workflow.Timing#AUTOMATIC_DELIVERY_HORIZON} counts from here
+ * @param firstAttemptAt when its first provider request was about to leave, if one ever was (a requeue keeps it): the
+ *                       age {@link ForgottenKeys} judges the provider's memory of its idempotency key by
  */
 public record PendingCommand(String operationId, String authorisationId, long amountMinor, String currency,
-                             Instant createdAt, Instant queuedAt) {
+                             Instant createdAt, Instant queuedAt, Optional<Instant> firstAttemptAt) {
 
-    /** A command never requeued. */
+    public PendingCommand {
+        Objects.requireNonNull(firstAttemptAt, "firstAttemptAt");
+    }
+
+    /** A command never requeued and never attempted. */
     public PendingCommand(String operationId, String authorisationId, long amountMinor, String currency, Instant createdAt) {
-        this(operationId, authorisationId, amountMinor, currency, createdAt, createdAt);
+        this(operationId, authorisationId, amountMinor, currency, createdAt, createdAt, Optional.empty());
+    }
+
+    /** A command requeued at {@code queuedAt}, never attempted. */
+    public PendingCommand(String operationId, String authorisationId, long amountMinor, String currency, Instant createdAt,
+                          Instant queuedAt) {
+        this(operationId, authorisationId, amountMinor, currency, createdAt, queuedAt, Optional.empty());
+    }
+
+    /** This command with its first attempt at {@code at}, unless it already had one. */
+    public PendingCommand attemptedFrom(Instant at) {
+        return firstAttemptAt.isPresent() ? this
+                : new PendingCommand(operationId, authorisationId, amountMinor, currency, createdAt, queuedAt, Optional.of(at));
     }
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
@@ -56,6 +76,9 @@ public record PendingCommand(String operationId, String authorisationId, long am
         Instant queuedAt = item.containsKey(ReleaseCommands.REQUEUED_AT)
                 ? Instant.ofEpochMilli(Math.max(createdAt.toEpochMilli(), Attr.number(item, ReleaseCommands.REQUEUED_AT, what)))
                 : createdAt;
-        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt);
+        Optional<Instant> firstAttemptAt = item.containsKey(ReleaseCommands.FIRST_ATTEMPT_AT)
+                ? Optional.of(Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.FIRST_ATTEMPT_AT, what)))
+                : Optional.empty();
+        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt, firstAttemptAt);
     }
 }

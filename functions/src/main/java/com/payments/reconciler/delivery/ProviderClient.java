@@ -15,6 +15,18 @@ public interface ProviderClient {
     ProviderResult release(PendingCommand command);
 
     /**
+     * Asks the provider's status lookup what became of the command's hold, once (no retries here). Only for a command
+     * whose first attempt may be older than the provider's memory of its key ({@link ForgottenKeys}).
+     *
+     * @return the answer, {@link HoldLookup.NotOffered} when the provider has no lookup (this default), or
+     *         {@link HoldLookup.NoAnswer} when there was no usable answer
+     * @throws ProviderContractViolation when the answer is not about this hold
+     */
+    default HoldLookup lookUp(PendingCommand command) {
+        return new HoldLookup.NotOffered("this provider client has no status lookup");
+    }
+
+    /**
      * Whatever a request needs that takes a round trip of its own (the API key from its secret), done before the
      * sender's last checks of the lease and the command's facts, so that nothing slow stands between those checks and
      * the request.

@@ -33,6 +33,8 @@ record UnsentCommand(DeliveryRecord.Result result, boolean sentBefore, String wh
                     false, "its authorisation ended (" + ended.kind() + ") at " + ended.endedAt());
             case DeliveryDecision.Escalate escalate -> new UnsentCommand(new DeliveryRecord.Result.Escalated(escalate.reason(), shard),
                     false, escalate.reason());
+            case DeliveryDecision.Unverifiable unverifiable -> new UnsentCommand(
+                    new DeliveryRecord.Result.Escalated(unverifiable.reason(), shard), false, unverifiable.reason());
         };
     }
 }

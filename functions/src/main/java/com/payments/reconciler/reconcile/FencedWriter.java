@@ -194,6 +194,47 @@ public final class FencedWriter {
         return rounds().marks(lease, marks, round -> items.marks(lease, round, now));
     }
 
+    /**
+     * Stamps each command's first attempt at {@code at} unless it has one, fenced, before the first request of any of
+     * them leaves (a stamp earlier than the request only makes the attempt look older: it is asked about sooner, never
+     * trusted longer). Up to {@link #MARKS_PER_TRANSACTION} per transaction.
+     *
+     * @throws com.payments.reconciler.workflow.Fenced when the lease check fails
+     * @throws StoreContention when contention outlives the retries
+     */
+    public void recordFirstAttempts(LeaseToken lease, List<String> operationIds, Instant at) {
+        for (int from = 0; from < operationIds.size(); from += MARKS_PER_TRANSACTION) {
+            List<String> chunk = operationIds.subList(from, Math.min(operationIds.size(), from + MARKS_PER_TRANSACTION));
+            checkBatch(chunk, MARKS_PER_TRANSACTION, "operation");
+            List<TransactWriteItem> transaction = items.firstAttempts(lease, chunk, at);
+            // The stamp is if_not_exists, so a repeat applies nothing: a fresh token per try is safe.
+            String lastProblem = "";
+            boolean done = false;
+            for (int attempt = 1; attempt <= backoff.maxAttempts() && !done; attempt++) {
+                switch (send(transaction, UUID.randomUUID().toString())) {
+                    case Answer.Committed c -> done = true;
+                    case Answer.Cancelled(var reasons) -> {
+                        if ("ConditionalCheckFailed".equals(reasons.get(ProtectedWriteItems.LEASE_CHECK).code())) {
+                            throw new com.payments.reconciler.workflow.Fenced("lease " + lease.leaseName() + " refused epoch "
+                                    + lease.epoch() + " while recording first attempts");
+                        }
+                        lastProblem = "cancelled: " + Cancellations.codes(reasons);
+                    }
+                    case Answer.InProgress p -> lastProblem = "in progress";
+                    case Answer.TokenReused r -> lastProblem = "token reused";
+                    case Answer.NoAnswer(String detail) -> lastProblem = "no answer: " + detail;
+                    case Answer.Throttled(String code) -> lastProblem = "throttled: " + code;
+                }
+                if (!done && attempt < backoff.maxAttempts()) {
+                    backoff.beforeRetry(attempt);
+                }
+            }
+            if (!done) {
+                throw contention("gave up recording first attempts after " + backoff.maxAttempts() + " attempts (" + lastProblem + ")");
+            }
+        }
+    }
+
     private BatchRounds rounds() {
         return new BatchRounds(this::send, backoff, attemptId);
     }

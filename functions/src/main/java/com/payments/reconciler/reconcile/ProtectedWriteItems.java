@@ -84,6 +84,12 @@ final class ProtectedWriteItems {
             "SET #status = :final, parkedStatus = :final, endedAt = :now, endedEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail, "
                     + "parkedShard = :shard REMOVE deliveryShard";
 
+    // Keys the provider forgets: the first attempt's time is written once, before the first request, and never moved
+    // later (a later stamp would make an old attempt look young, and its key trusted past the provider's retention).
+    static final String FIRST_ATTEMPT = "SET firstAttemptAt = if_not_exists(firstAttemptAt, :at)";
+    // Commands are never deleted: an update must not create an item from a stale operation id.
+    static final String COMMAND_EXISTS = "attribute_exists(operationId)";
+
     private final TableNames tables;
 
     ProtectedWriteItems(TableNames tables) {
@@ -129,6 +135,20 @@ final class ProtectedWriteItems {
         List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + round.size());
         items.add(leaseCheck(lease));
         round.forEach(mark -> items.add(mark(lease, mark, now)));
+        return items;
+    }
+
+    /** The lease check, then the first-attempt stamp of each command (kept when it has one). */
+    List<TransactWriteItem> firstAttempts(LeaseToken lease, List<String> operationIds, Instant at) {
+        List<TransactWriteItem> items = new ArrayList<>(FIRST_BATCH_ITEM + operationIds.size());
+        items.add(leaseCheck(lease));
+        operationIds.forEach(operationId -> items.add(TransactWriteItem.builder().update(Update.builder()
+                .tableName(tables.releaseCommands())
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))
+                .conditionExpression(COMMAND_EXISTS)
+                .updateExpression(FIRST_ATTEMPT)
+                .expressionAttributeValues(Map.of(":at", n(at.toEpochMilli())))
+                .build()).build()));
         return items;
     }
 

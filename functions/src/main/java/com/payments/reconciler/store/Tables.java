@@ -127,6 +127,16 @@ public final class Tables {
         /** When an operator put a parked command back to PENDING (epoch ms); its delivery age counts from here. */
         public static final String REQUEUED_AT = "requeuedAt";
         public static final String REQUEUE_NOTE = "requeueNote";
+        /**
+         * When its first provider request was about to leave (epoch ms; written once, before the request, and kept by a
+         * requeue): the provider may forget the idempotency key some time after it, so past that a delivery asks the
+         * provider's status lookup before sending again. Absent: never attempted.
+         */
+        public static final String FIRST_ATTEMPT_AT = "firstAttemptAt";
+        /** An operator's closing of a parked command ({@code commands resolve}): who (caller identity), when (epoch ms), why. */
+        public static final String RESOLVED_BY = "resolvedBy";
+        public static final String RESOLVED_AT = "resolvedAt";
+        public static final String RESOLUTION_NOTE = "resolutionNote";
 
         public static final String STATUS_PENDING = "PENDING";
         public static final String STATUS_DELIVERED = "DELIVERED";

@@ -38,5 +38,12 @@ public final class EnvVars {
     /** DeliverCommands: the provider's limit on concurrent requests, for the whole night. */
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "PROVIDER_MAX_CONCURRENT_REQUESTS";
 
+    /**
+     * DeliverCommands: how long the provider keeps an idempotency key, an ISO-8601 duration (default {@code PT24H};
+     * {@link ProviderKeyRetention}). A command first attempted longer ago is not sent again before the provider's status
+     * lookup says its hold is still active.
+     */
+    public static final String PROVIDER_KEY_RETENTION = "PROVIDER_KEY_RETENTION";
+
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }

@@ -94,6 +94,15 @@ public final class Timing {
     public static final Duration IDEMPOTENCY_EXPIRY = AUTOMATIC_DELIVERY_HORIZON.plusDays(1);
 
     /**
+     * How much sooner than the provider's key retention (or our own {@link #IDEMPOTENCY_EXPIRY}) a command's first attempt
+     * is treated as forgotten: the age is judged once before a command's first request of a call, and the call's
+     * requests for it (its retries, a wait for its turn, a Retry-After up to {@link #THROTTLED_WITHOUT_PROGRESS_LIMIT}),
+     * the workflow's retries of the call and the clocks of two companies must all still fall inside the provider's
+     * retention. An hour covers them with room; a provider keeping keys for less than this is asked first every time.
+     */
+    public static final Duration PROVIDER_KEY_MARGIN = Duration.ofHours(1);
+
+    /**
      * The contract breaker's memory: the last this many answers of a DeliverCommands call. One answer outside the
      * contract is the command's problem (it is quarantined); more than half of these answers outside it look like
      * the provider's (or its URL's), and the call stops and fails loudly.

@@ -402,6 +402,11 @@ public final class InvariantAudit {
             }
             authorisationId = text(after != null ? after : before, ReleaseCommands.AUTHORISATION_ID);
             carried = after == null ? null : commandEpoch(after);
+            if (before != null && after != null && ReleaseCommands.STATUS_PENDING.equals(oldStatus) && ReleaseCommands.STATUS_PENDING.equals(newStatus)
+                    && sameBut(before, after, ReleaseCommands.FIRST_ATTEMPT_AT)) {
+                // A delivery's first-attempt stamp: the command's epoch is its issuer's, the write's is its lease check's.
+                carried = null;
+            }
             decision = before == null && after != null;
             what = item.key().path(ReleaseCommands.OPERATION_ID).path("S").asText()
                     + (after == null ? " deleted" : " " + (oldStatus == null ? "created" : oldStatus + " ->") + " " + newStatus);
@@ -468,6 +473,20 @@ public final class InvariantAudit {
                 findings.add("I1", "claimed lease " + check.lease() + " for " + check.owner() + " while " + lease.owner + " held it", what);
             }
         }
+    }
+
+    /** Whether the item images agree on every attribute but {@code except}. */
+    private static boolean sameBut(JsonNode before, JsonNode after, String except) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        before.fieldNames().forEachRemaining(names::add);
+        after.fieldNames().forEachRemaining(names::add);
+        names.remove(except);
+        for (String name : names) {
+            if (!before.path(name).equals(after.path(name))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the item images agree on each of {@code attributes} (both absent counts as agreeing). */
@@ -597,6 +616,14 @@ public final class InvariantAudit {
                 continue;
             }
             if (ReleaseCommands.STATUS_REJECTED.equals(status)) {
+                // A refusal is an end only when nothing was released for this command: a command whose own operation the
+                // provider performed (a lost answer, then a repeat the provider no longer recognised) is not "rejected".
+                String operationId = Attr.stringOr(command, ReleaseCommands.OPERATION_ID, "");
+                if (performed.getOrDefault(id, List.of()).stream().anyMatch(r -> r.operationId().equals(operationId))) {
+                    violations.add(new Violation("I4", id + " command ended REJECTED but the provider performed its release under "
+                            + operationId));
+                    continue;
+                }
                 rejected++;
                 continue;
             }

@@ -82,6 +82,7 @@ class DeliveryDecisionTest {
             case DeliveryDecision.CancelSettled c -> "CancelSettled@" + c.settledAt();
             case DeliveryDecision.CancelEnded e -> "CancelEnded(" + e.kind() + ")@" + e.endedAt();
             case DeliveryDecision.Escalate e -> "Escalate";
+            case DeliveryDecision.Unverifiable u -> "Unverifiable";
         };
     }
 

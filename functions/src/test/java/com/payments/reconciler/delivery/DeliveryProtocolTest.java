@@ -305,6 +305,7 @@ class DeliveryProtocolTest {
         }, clock, Timing.FACTS_MAX_AGE);
         CommandSender sender = new CommandSender(passThrough, provider, new Backoff(1, movesTheClock, 6, Duration.ofMillis(1),
                 Duration.ofMillis(5)), movesTheClock, rate, Deadline.of(context), context, Map.of(), SHARD, failures, lease.apply(clock), facts, clock,
+                com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT.retention(),
                 marks::add);
 
         sender.deliver(new PendingCommand("release-hold:a-1", "a-1", 100, "EUR", NOW.minusSeconds(3600), NOW.minusSeconds(60)));

@@ -271,4 +271,59 @@ class HttpProviderClientTest {
         }
         assertThat(refused).hasSize(2);
     }
+
+    @Test
+    void theStatusLookupIsAGetOfTheHoldWithTheKeyAndNoIdempotencyKey() {
+        script.add(new Answer(200, "application/json", "{\"authorisationId\":\"auth-1\",\"status\":\"RELEASED\",\"providerReference\":\"PRV-9\"}"));
+
+        HoldLookup answer = client().lookUp(COMMAND);
+
+        assertThat(answer).isEqualTo(new HoldLookup.Answered(java.util.Optional.of("RELEASED"), java.util.Optional.of("PRV-9"), 200,
+                "{\"authorisationId\":\"auth-1\",\"status\":\"RELEASED\",\"providerReference\":\"PRV-9\"}"));
+        assertThat(seen).singleElement().satisfies(request -> {
+            assertThat(request.method()).isEqualTo("GET");
+            assertThat(request.path()).isEqualTo("/api/holds/auth-1");
+            assertThat(request.headers().get("Authorization")).containsExactly("Bearer the-key");
+            assertThat(request.headers()).doesNotContainKey(HttpProviderClient.IDEMPOTENCY_KEY);
+        });
+    }
+
+    @Test
+    void theLookupsAnswersAreSortedAsTheContractSays() {
+        script.add(new Answer(404, "application/json", "{\"error\":\"NOT_FOUND\"}"));
+        script.add(new Answer(405, "text/plain", ""));
+        script.add(new Answer(503, "application/json", "{}"));
+        script.add(new Answer(429, "application/json", "{}", "3"));
+        script.add(new Answer(200, "application/json", "{\"authorisationId\":\"auth-1\",\"status\":7}"));
+        HttpProviderClient client = client();
+
+        assertThat(client.lookUp(COMMAND)).isInstanceOf(HoldLookup.NotOffered.class);
+        assertThat(client.lookUp(COMMAND)).isInstanceOf(HoldLookup.NotOffered.class);
+        assertThat(client.lookUp(COMMAND)).isEqualTo(new HoldLookup.NoAnswer(new ProviderResult.Unavailable("provider answered 503")));
+        assertThat(client.lookUp(COMMAND)).isEqualTo(new HoldLookup.NoAnswer(new ProviderResult.Throttled(429,
+                java.util.Optional.of(Duration.ofSeconds(3)))));
+        assertThat(client.lookUp(COMMAND)).as("a status that is not a string is judged as missing")
+                .isEqualTo(new HoldLookup.Answered(java.util.Optional.empty(), java.util.Optional.empty(), 200,
+                        "{\"authorisationId\":\"auth-1\",\"status\":7}"));
+    }
+
+    @Test
+    void aLookupAnswerAboutAnotherHoldOrNotJsonIsOutsideTheContract() {
+        script.add(new Answer(200, "application/json", "{\"authorisationId\":\"auth-2\",\"status\":\"ACTIVE\"}"));
+        script.add(new Answer(200, "text/html", "<html>502</html>"));
+        script.add(new Answer(302, "text/plain", ""));
+        HttpProviderClient client = client();
+
+        assertThatThrownBy(() -> client.lookUp(COMMAND)).isInstanceOf(ProviderContractViolation.class)
+                .hasMessageContaining("field authorisationId").satisfies(e -> assertThat(((ProviderContractViolation) e).aboutTheCommand()).isTrue());
+        assertThatThrownBy(() -> client.lookUp(COMMAND)).isInstanceOf(ProviderContractViolation.class).hasMessageContaining("not a JSON object");
+        assertThatThrownBy(() -> client.lookUp(COMMAND)).isInstanceOf(ProviderContractViolation.class).hasMessageContaining("unexpected status");
+    }
+
+    @Test
+    void noAnswerToTheLookupIsNoAnswerNotAnError() {
+        script.add(new Answer(0, "", ""));
+
+        assertThat(client().lookUp(COMMAND)).isInstanceOf(HoldLookup.NoAnswer.class);
+    }
 }

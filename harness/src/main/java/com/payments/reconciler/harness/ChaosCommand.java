@@ -72,6 +72,11 @@ final class ChaosCommand implements Callable<Integer> {
             + "new authorisations a day, 10 to 100000 (default: ${DEFAULT-VALUE}).")
     int nightsAuthorisations;
 
+    @Option(names = "--provider-key-retention", paramLabel = "DURATION", description = "How long the simulated provider keeps "
+            + "idempotency keys, an ISO-8601 duration such as PT24H, on the campaign's clock; the nights are configured with it "
+            + "(default: the stack's, PT24H).")
+    String providerKeyRetention;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/chaos", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
@@ -133,12 +138,14 @@ final class ChaosCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--schedules: must be an integer from 1 to " + MAX_SCHEDULES + ", was " + schedules);
         }
         FaultSpec rates = dynamoRates(faults);
+        com.payments.reconciler.workflow.ProviderKeyRetention retention = LocalCommand.keyRetention(providerKeyRetention)
+                .orElse(com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT);
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         PrintWriter console = json ? spec.commandLine().getErr() : out;
         ChaosCampaign campaign = new ChaosCampaign(workDir, mutant, rates, dumpState, line -> {
             console.println(line);
             console.flush();
-        });
+        }, retention);
         ChaosReport report = replay != null ? campaign.replay(replay) : campaign.run(schedules, seed);
         if (json) {
             out.println(Json.mapper().writeValueAsString(report));

@@ -14,6 +14,7 @@ import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.workflow.Json;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -106,6 +107,11 @@ final class LocalCommand implements Callable<Integer> {
             + "--dump-state adds " + com.payments.reconciler.harness.nights.MultiNightRun.PLATFORM_EVENTS + ".")
     int nights;
 
+    @Option(names = "--provider-key-retention", paramLabel = "DURATION", description = "How long the simulated provider keeps "
+            + "idempotency keys, an ISO-8601 duration such as PT24H, on the run's clock; the night is configured with it "
+            + "(default: the stack's, PT24H).")
+    String providerKeyRetention;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
@@ -145,7 +151,8 @@ final class LocalCommand implements Callable<Integer> {
         };
         LocalRun.Options options = new LocalRun.Options(windowId, config,
                 new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
-                workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency), ownEvents);
+                workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency), ownEvents,
+                keyRetention(providerKeyRetention));
         // Last of the checks, the only one that touches the disk: nothing is created for a command line refused otherwise.
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         LocalRun.Outcome outcome = new LocalRun(options, line -> {
@@ -236,6 +243,18 @@ final class LocalCommand implements Callable<Integer> {
             return Optional.of(new ProviderQuota(requestsPerSecond, concurrent));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--provider-quota / --provider-concurrency: " + e.getMessage());
+        }
+    }
+
+    /** {@code --provider-key-retention}, checked by the retention's own rule (exit 2 on a bad value). */
+    static Optional<ProviderKeyRetention> keyRetention(String text) {
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ProviderKeyRetention.parse(text));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--provider-key-retention " + e.getMessage());
         }
     }
 

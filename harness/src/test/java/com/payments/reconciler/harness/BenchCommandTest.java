@@ -79,6 +79,9 @@ class BenchCommandTest {
         assertThat(requests.path("delivery marks").asLong()).as("fenced marks in batches of %d, the rest at the end of each shard's call",
                 FencedWriter.MARKS_PER_TRANSACTION).isBetween(ceil(released, FencedWriter.MARKS_PER_TRANSACTION),
                 ceil(released, FencedWriter.MARKS_PER_TRANSACTION) + SHARDS);
+        assertThat(requests.path("first-attempt stamps").asLong()).as("the commands of each delivery page stamped before its "
+                + "requests, %d per transaction (a page of %d takes two)", FencedWriter.MARKS_PER_TRANSACTION, Timing.DELIVERY_BATCH_SIZE)
+                .isBetween(ceil(released, FencedWriter.MARKS_PER_TRANSACTION), 2 * (ceil(released, Timing.DELIVERY_BATCH_SIZE) + SHARDS));
         assertThat(requests.path("idempotency records").asLong()).as("Powertools: in-progress record, then completed").isEqualTo(2 * released);
         assertThat(requests.path("delivery fact reads").asLong()).as("the facts of up to %d commands per read, fewer reads than one "
                 + "per round of %d slots", FactsReader.AUTHORISATIONS_PER_READ, Timing.DELIVERY_PARALLELISM)

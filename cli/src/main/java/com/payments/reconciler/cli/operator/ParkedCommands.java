@@ -32,9 +32,60 @@ public final class ParkedCommands {
     // The command is still parked exactly as the operator saw it (not requeued and parked again meanwhile).
     static final String STILL_PARKED_AS_READ = "#status = :parked AND attribute_exists(parkedStatus) AND endedAt = :endedAt AND endedEpoch = :endedEpoch";
     // Back into its shard's pending index; its delivery age restarts, so it is not escalated again at once. The parked
-    // ending goes (the requeue note says why it was put back), so a later ending is read on its own.
+    // ending goes (the requeue note says why it was put back), so a later ending is read on its own. firstAttemptAt stays:
+    // the provider's memory of the key counts from the first request, so a command attempted long ago is looked up first.
     static final String REQUEUE = "SET #status = :pending, deliveryShard = :shard, requeuedAt = :now, requeueNote = :note "
             + "REMOVE parkedStatus, parkedShard, endedAt, endedEpoch, endReason";
+
+    // Closed by a person who asked the provider: out of the parked index, into the end state the provider's answer means,
+    // with who, when and why. Its parked ending (endedAt, endReason) stays as the history of why it was parked.
+    static final String RESOLVE = "SET #status = :final, resolvedBy = :who, resolvedAt = :now, resolutionNote = :note, #detail = :detail "
+            + "REMOVE parkedStatus, parkedShard";
+
+    /** What a person found at the provider for a parked command ({@code commands resolve --as}). */
+    public enum Resolution {
+        /** The provider released the hold: the command ends DELIVERED. */
+        RELEASED("released", ReleaseCommands.STATUS_DELIVERED, ReleaseCommands.PROVIDER_REFERENCE),
+        /** The provider did not release it and will not be asked again by this job: the command ends REJECTED. */
+        NOT_RELEASED("not-released", ReleaseCommands.STATUS_REJECTED, ReleaseCommands.REJECTION_REASON);
+
+        private final String flag;
+        private final String status;
+        private final String detailAttribute;
+
+        Resolution(String flag, String status, String detailAttribute) {
+            this.flag = flag;
+            this.status = status;
+            this.detailAttribute = detailAttribute;
+        }
+
+        public String flag() {
+            return flag;
+        }
+
+        public String status() {
+            return status;
+        }
+
+        /** {@code --as}'s value; anything else is refused naming the flag and the accepted values. */
+        public static Resolution of(String value) {
+            for (Resolution r : values()) {
+                if (r.flag.equals(value)) {
+                    return r;
+                }
+            }
+            throw new IllegalArgumentException("--as must be released or not-released (what the provider said about the hold), was " + value);
+        }
+    }
+
+    /** What a resolve found. */
+    public sealed interface Resolve {
+        record Resolved(String operationId, String status) implements Resolve {
+        }
+
+        record NotParked(String operationId, String status) implements Resolve {
+        }
+    }
 
     /** A parked command as a person needs to see it. Never amounts or card data: ids, times, the reason. */
     public record Parked(String operationId, String authorisationId, String windowId, String status, Instant endedAt,
@@ -106,6 +157,38 @@ public final class ParkedCommands {
             return new Requeue.NotParked(operationId, "changed while being requeued");
         }
         return new Requeue.Requeued(operationId, shard);
+    }
+
+    /**
+     * Closes one parked command as a person found it at the provider: {@link Resolution#RELEASED} ends it DELIVERED,
+     * {@link Resolution#NOT_RELEASED} REJECTED, recording who ({@code caller}), when and the note. Like a requeue it
+     * carries no lease: no worker reads or writes a parked command, and the condition is the parked state as read.
+     */
+    public Resolve resolve(String operationId, Resolution as, String note, String caller, Instant now) {
+        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).consistentRead(true)
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
+        if (item == null || item.isEmpty()) {
+            throw new IllegalArgumentException("--operation-id: no command " + operationId + " in " + table
+                    + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
+        }
+        String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
+        if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.ENDED_AT) || !item.containsKey(ReleaseCommands.ENDED_EPOCH)) {
+            return new Resolve.NotParked(operationId, status);
+        }
+        String detail = "resolved by " + caller + " as " + as.flag() + " (was " + status + "): " + note;
+        try {
+            dynamo.updateItem(b -> b.tableName(table)
+                    .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))
+                    .conditionExpression(STILL_PARKED_AS_READ)
+                    .updateExpression(RESOLVE)
+                    .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS, "#detail", as.detailAttribute))
+                    .expressionAttributeValues(Map.of(":parked", s(status), ":endedAt", item.get(ReleaseCommands.ENDED_AT),
+                            ":endedEpoch", item.get(ReleaseCommands.ENDED_EPOCH), ":final", s(as.status()),
+                            ":who", s(caller), ":now", n(now.toEpochMilli()), ":note", s(note), ":detail", s(detail))));
+        } catch (ConditionalCheckFailedException e) {
+            return new Resolve.NotParked(operationId, "changed while being resolved");
+        }
+        return new Resolve.Resolved(operationId, as.status());
     }
 
     public static void requireParkedStatus(String status) {

@@ -14,6 +14,8 @@ public enum Purpose {
     IDEMPOTENCY_RECORDS("idempotency records", "Powertools records of the delivery guard"),
     DELIVERY_PAGES("delivery query pages", "Query pending-delivery"),
     DELIVERY_MARKS("delivery marks", "TransactWriteItems: lease check + up to 99 commands"),
+    FIRST_ATTEMPT_STAMPS("first-attempt stamps",
+            "TransactWriteItems: lease check + up to 99 commands' firstAttemptAt, before a delivery page's first requests"),
     LEASE("lease acquire/renew/release", "UpdateItem on the lease item"),
     OTHER("other", "any other DynamoDB request");
 

@@ -101,6 +101,7 @@ public final class RequestLedger implements ExecutionInterceptor {
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements()) -> Purpose.SETTLEMENT_READS;
             case QueryRequest q when q.tableName().equals(tables.releaseCommands()) -> Purpose.DELIVERY_PAGES;
             case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) -> Purpose.RELEASE_TRANSACTIONS;
+            case TransactWriteItemsRequest tx when stampsFirstAttempts(tx) -> Purpose.FIRST_ATTEMPT_STAMPS;
             case TransactWriteItemsRequest tx when touches(tx, tables.releaseCommands()) -> Purpose.DELIVERY_MARKS;
             case PutItemRequest p when p.tableName().equals(tables.idempotency()) -> Purpose.IDEMPOTENCY_RECORDS;
             case UpdateItemRequest u when u.tableName().equals(tables.idempotency()) -> Purpose.IDEMPOTENCY_RECORDS;
@@ -110,6 +111,12 @@ public final class RequestLedger implements ExecutionInterceptor {
             case GetItemRequest g when g.tableName().equals(tables.leases()) -> Purpose.LEASE;
             default -> Purpose.OTHER;
         };
+    }
+
+    /** Delivery's stamp of its commands' first attempts, before their first requests (keys the provider forgets). */
+    private static boolean stampsFirstAttempts(TransactWriteItemsRequest tx) {
+        return tx.transactItems().stream().anyMatch(item -> item.update() != null
+                && item.update().updateExpression().contains(com.payments.reconciler.store.Tables.ReleaseCommands.FIRST_ATTEMPT_AT));
     }
 
     private static boolean touches(TransactWriteItemsRequest tx, String table) {

@@ -35,6 +35,7 @@ import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.Timing;
 import java.nio.charset.StandardCharsets;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -115,6 +116,8 @@ public final class ChaosCampaign {
     private final FaultSpec dynamoFaultRates;
     private final Path dumpDir;
     private final Consumer<String> console;
+    /** How long the simulated provider keeps idempotency keys, on the campaign's clock; DeliverCommands is told the same. */
+    private final ProviderKeyRetention keyRetention;
 
     /** {@code fenced=false} is the unfenced control: the {@link Mutant#NO_LEASE_CHECK} row of the mutant table. */
     public ChaosCampaign(Path workDir, boolean fenced, FaultSpec dynamoFaultRates, Consumer<String> console) {
@@ -127,6 +130,13 @@ public final class ChaosCampaign {
      * @param dumpDir where each schedule's final tables and provider effects go ({@code schedule-<n>-<seed>/}), or null
      */
     public ChaosCampaign(Path workDir, Mutant mutant, FaultSpec dynamoFaultRates, Path dumpDir, Consumer<String> console) {
+        this(workDir, mutant, dynamoFaultRates, dumpDir, console, ProviderKeyRetention.DEFAULT);
+    }
+
+    /** @param keyRetention how long the simulated provider keeps idempotency keys (the stack's default unless {@code --provider-key-retention}) */
+    public ChaosCampaign(Path workDir, Mutant mutant, FaultSpec dynamoFaultRates, Path dumpDir, Consumer<String> console,
+                         ProviderKeyRetention keyRetention) {
+        this.keyRetention = keyRetention;
         this.workDir = workDir;
         this.mutant = mutant;
         this.dynamoFaultRates = dynamoFaultRates;
@@ -174,7 +184,7 @@ public final class ChaosCampaign {
      */
     public List<ChaosReport> runEach(List<Mutant> mutants, List<Long> scheduleSeeds) throws InterruptedException {
         List<ChaosReport> reports = new ArrayList<>();
-        try (Engines engines = Engines.start(workDir)) {
+        try (Engines engines = Engines.start(workDir, keyRetention)) {
             for (Mutant m : mutants) {
                 Path dump = dumpDir == null ? null : dumpDir.resolve(m == null ? CORRECT_WORKERS : m.cliName());
                 reports.add(campaignOn(engines, m, List.copyOf(scheduleSeeds), scheduleSeeds.getFirst(), false, dump, false));
@@ -189,7 +199,7 @@ public final class ChaosCampaign {
     /** The engines a campaign runs on; the slots' and the proxy's occupants change per schedule. */
     private record Engines(ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot, InterceptorSlot mutantSlot,
                            LocalPipeline pipeline, ProviderProxy proxy) implements AutoCloseable {
-        static Engines start(Path workDir) {
+        static Engines start(Path workDir, ProviderKeyRetention keyRetention) {
             ShiftableClock clock = new ShiftableClock(Clock.systemUTC());
             InterceptorSlot faultSlot = new InterceptorSlot();
             InterceptorSlot pauseSlot = new InterceptorSlot();
@@ -197,7 +207,8 @@ public final class ChaosCampaign {
             InterceptorSlot mutantSlot = new InterceptorSlot();
             LocalPipeline.Options options = LocalPipeline.Options.defaults(workDir, clock).withFastRetries()
                     .withDynamoInterceptors(List.of(faultSlot, pauseSlot, mutantSlot))
-                    .withEnv(CONFIG.toEnvironment());
+                    .withEnv(CONFIG.toEnvironment())
+                    .withEnv(keyRetention.environment());
             LocalPipeline pipeline = LocalPipeline.start(options);
             try {
                 pipeline.limitInvocationTime(INVOCATION_TIME);
@@ -219,7 +230,7 @@ public final class ChaosCampaign {
     }
 
     private ChaosReport campaign(List<Long> seeds, long seed, boolean replay) throws InterruptedException {
-        try (Engines engines = Engines.start(workDir)) {
+        try (Engines engines = Engines.start(workDir, keyRetention)) {
             return campaignOn(engines, mutant, seeds, seed, replay, dumpDir, true);
         }
     }

@@ -17,6 +17,7 @@ import com.payments.reconciler.testing.LocalAwsClients;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
@@ -196,6 +197,9 @@ public final class LocalPipeline implements AutoCloseable {
             // Stamped with the handlers' clock, so each effect's time compares with the settlements' (I3 at the call).
             SimulatedProvider.Builder builder = SimulatedProvider.builder().faults(options.providerFaults()).clock(options.clock());
             options.providerQuota().ifPresent(q -> builder.quota(new RequestQuota(q.requestsPerSecond(), q.maxConcurrentRequests())));
+            // The provider forgets keys after the retention the night is configured with (DeliverCommands' environment).
+            Optional.ofNullable(options.env().get(EnvVars.PROVIDER_KEY_RETENTION))
+                    .ifPresent(text -> builder.keyRetention(ProviderKeyRetention.parse(text).retention()));
             provider = builder.start();
         } catch (RuntimeException e) {
             moto.close();

@@ -38,6 +38,7 @@ import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import java.io.IOException;
 import java.net.URI;
@@ -76,11 +77,21 @@ public final class LocalRun {
      * @param providerQuota a quota the simulated provider enforces and the night is configured with; empty: the
      *                      stack's configured quota, not enforced by the provider
      * @param events a person's own events (local --events): published instead of the synthetic data, which is then unused
+     * @param providerKeyRetention how long the simulated provider keeps idempotency keys (on the run's clock), and what the
+     *                             night is configured with; empty: the stack's configured retention
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
                           Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
                           ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
-                          Optional<ProviderQuota> providerQuota, Optional<EventsFile> events) {
+                          Optional<ProviderQuota> providerQuota, Optional<EventsFile> events,
+                          Optional<ProviderKeyRetention> providerKeyRetention) {
+
+        public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario, Optional<Path> dumpState, Path workDir,
+                       List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults, boolean fastRetries,
+                       LocalPipeline.Hosting hosting, Optional<ProviderQuota> providerQuota, Optional<EventsFile> events) {
+            this(window, config, data, scenario, dumpState, workDir, dynamoFaults, providerFaults, fastRetries, hosting, providerQuota,
+                    events, Optional.empty());
+        }
 
         /** A night on the synthetic data. */
         public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario, Optional<Path> dumpState, Path workDir,
@@ -139,7 +150,8 @@ public final class LocalRun {
         }
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.fastRetries(),
                 interceptors, options.providerFaults(), options.config().toEnvironment()).withHosting(options.hosting())
-                .withProviderQuota(options.providerQuota());
+                .withProviderQuota(options.providerQuota())
+                .withEnv(options.providerKeyRetention().orElse(ProviderKeyRetention.DEFAULT).environment());
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
             ExecutionInput input = options.config().inputFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()

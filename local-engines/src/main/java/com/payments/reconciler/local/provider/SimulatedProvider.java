@@ -68,7 +68,20 @@ import java.util.regex.Pattern;
  *   <tr><td>404 / 405 / 415</td><td>unknown path / not POST / not JSON</td></tr>
  * </table>
  * A repeat with the same key and the same body (compared as JSON values) returns the original status
- * and body and performs nothing, whether the original was a release or a refusal.
+ * and body and performs nothing, whether the original was a release or a refusal — while the provider keeps the key:
+ * with a {@link Builder#keyRetention key retention}, a key first used that long ago (on the provider's clock, the run's
+ * injected one) is forgotten, and a request under it is a new request (for a hold it already released, a 409
+ * {@code HOLD_ALREADY_RELEASED}), as Stripe documents for keys at least 24 hours old.
+ *
+ * <pre>
+ * GET /holds/{authorisationId}
+ * Authorization: Bearer {apiKey}
+ * </pre>
+ * The status lookup, answered from the record of performed releases (never from the keys): 200
+ * {@code {"authorisationId","status":"RELEASED","providerReference"}} for a released hold,
+ * {@code {"authorisationId","status":"ACTIVE"}} for an open one, {@code {"authorisationId","status":"CAPTURED"}} for one
+ * {@link #capture captured}; 404 for an unknown hold, and for every hold when built {@link Builder#statusLookup
+ * without the lookup}.
  *
  * <h2>Faults</h2>
  * Seeded by {@link ProviderFaults}; for a deterministic test, {@link #forceNext} puts a fault on the
@@ -93,6 +106,7 @@ public final class SimulatedProvider implements AutoCloseable {
     public static final String CODE_HOLD_ALREADY_RELEASED = "HOLD_ALREADY_RELEASED";
 
     private static final Pattern RELEASE_PATH = Pattern.compile("/holds/([^/]+)/release");
+    private static final Pattern HOLD_PATH = Pattern.compile("/holds/([^/]+)");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> BODY_FIELDS = Set.of("authorisationId", "amountMinor", "currency", "operationId");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -129,9 +143,18 @@ public final class SimulatedProvider implements AutoCloseable {
     private final AtomicLong references = new AtomicLong();
     private final AtomicLong requestsWithoutKey = new AtomicLong();
 
-    /** A key's first answer, replayed to every repeat. */
-    private record Recorded(JsonNode body, int status, byte[] response) {
+    /** A key's first answer, replayed to every repeat while the key is kept; {@code at}: when it was recorded (epoch ms). */
+    private record Recorded(JsonNode body, int status, byte[] response, long at) {
     }
+
+    /** How long a key is kept ({@link Builder#keyRetention}); null: forever. */
+    private volatile Duration keyRetention;
+    private final boolean statusLookup;
+    private final AtomicLong forgottenKeys = new AtomicLong();
+    private final AtomicLong lookups = new AtomicLong();
+    /** The reference of each released hold, for the status lookup. */
+    private final Map<String, String> referenceOf = new ConcurrentHashMap<>();
+    private final Set<String> captured = ConcurrentHashMap.newKeySet();
 
     private static final class Counter {
         final String authorisationId;
@@ -152,6 +175,8 @@ public final class SimulatedProvider implements AutoCloseable {
         this.clock = builder.clock;
         this.idempotent = builder.idempotent;
         this.quota = builder.quota;
+        this.keyRetention = builder.keyRetention;
+        this.statusLookup = builder.statusLookup;
         this.threads = Executors.newVirtualThreadPerTaskExecutor();
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         server.setExecutor(threads);
@@ -241,6 +266,29 @@ public final class SimulatedProvider implements AutoCloseable {
         return performedReleases.stream().filter(r -> r.authorisationId().equals(authorisationId)).toList();
     }
 
+    /** Keys forgotten because their retention passed (a request under one was then a new request). */
+    public long forgottenKeys() {
+        return forgottenKeys.get();
+    }
+
+    /** Status lookups answered ({@code GET /holds/{id}}). */
+    public long lookups() {
+        return lookups.get();
+    }
+
+    /** Forgets each key this long after its first use, from now on; null keeps keys forever. */
+    public void keyRetention(Duration retention) {
+        if (retention != null && (retention.isNegative() || retention.isZero())) {
+            throw new IllegalArgumentException("a key retention must be above zero, was " + retention);
+        }
+        this.keyRetention = retention;
+    }
+
+    /** The card platform captured this hold: a release is refused, and the status lookup answers CAPTURED. */
+    public void capture(String authorisationId) {
+        captured.add(authorisationId);
+    }
+
     /** The quota it enforces, if any. */
     public java.util.Optional<RequestQuota> quota() {
         return java.util.Optional.ofNullable(quota);
@@ -293,6 +341,10 @@ public final class SimulatedProvider implements AutoCloseable {
         answered.clear();
         recorded.clear();
         releasedBy.clear();
+        referenceOf.clear();
+        captured.clear();
+        forgottenKeys.set(0);
+        lookups.set(0);
         effects.clear();
         performedReleases.clear();
         requestsWithoutKey.set(0);
@@ -315,6 +367,11 @@ public final class SimulatedProvider implements AutoCloseable {
             byte[] body;
             try (InputStream in = exchange.getRequestBody()) {
                 body = in.readAllBytes();
+            }
+            Matcher hold = HOLD_PATH.matcher(exchange.getRequestURI().getRawPath());
+            if (hold.matches() && "GET".equals(exchange.getRequestMethod())) {
+                lookUp(exchange, URLDecoder.decode(hold.group(1), StandardCharsets.UTF_8));
+                return;
             }
             Matcher path = RELEASE_PATH.matcher(exchange.getRequestURI().getRawPath());
             if (!path.matches()) {
@@ -424,9 +481,38 @@ public final class SimulatedProvider implements AutoCloseable {
         }
     }
 
-    /** Serialised per key: the first request with a key performs; every repeat replays its answer. */
+    /** The status lookup: the hold's state from the record of performed releases, never from the keys. */
+    private void lookUp(HttpExchange exchange, String authorisationId) throws IOException {
+        if (!authorised(exchange.getRequestHeaders().getFirst("Authorization"))) {
+            send(exchange, 401, error("UNAUTHORIZED"));
+            return;
+        }
+        lookups.incrementAndGet();
+        if (!statusLookup || unknownHolds.contains(authorisationId)) {
+            send(exchange, 404, error("NOT_FOUND"));
+            return;
+        }
+        ObjectNode answer = JSON.createObjectNode().put("authorisationId", authorisationId);
+        String reference = referenceOf.get(authorisationId);
+        if (reference != null) {
+            answer.put("status", "RELEASED").put("providerReference", reference);
+        } else if (captured.contains(authorisationId)) {
+            answer.put("status", "CAPTURED");
+        } else {
+            answer.put("status", "ACTIVE");
+        }
+        send(exchange, 200, answer);
+    }
+
+    /** Serialised per key: the first request with a key performs; every repeat replays its answer while the key is kept. */
     private Recorded performOrReplay(String key, String authorisationId, JsonNode request, Counter counter) throws IOException {
         synchronized (keyLocks.computeIfAbsent(key, k -> new Object())) {
+            Duration retention = keyRetention;
+            Recorded kept = recorded.get(key);
+            if (kept != null && retention != null && clock.millis() - kept.at() >= retention.toMillis()) {
+                recorded.remove(key);
+                forgottenKeys.incrementAndGet();
+            }
             Recorded earlier = recorded.get(key);
             if (!idempotent && !unknownHolds.contains(authorisationId)) {
                 // The provider this mode stands for ignores keys: every request releases again, and the caller
@@ -442,17 +528,17 @@ public final class SimulatedProvider implements AutoCloseable {
             if (earlier != null) {
                 if (!earlier.body().equals(request)) {
                     return new Recorded(request, 422, bytes(error("IDEMPOTENCY_KEY_REUSED").put("operationId", key)
-                            .put("message", "this Idempotency-Key was first used with a different body")));
+                            .put("message", "this Idempotency-Key was first used with a different body")), clock.millis());
                 }
                 return earlier;
             }
             Recorded answer;
-            if (unknownHolds.contains(authorisationId)) {
+            if (unknownHolds.contains(authorisationId) || captured.contains(authorisationId)) {
                 answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_NOT_FOUND,
-                        "no open hold for this authorisation")));
+                        "no open hold for this authorisation")), clock.millis());
             } else if (releasedBy.putIfAbsent(authorisationId, key) != null) {
                 answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_ALREADY_RELEASED,
-                        "the hold was released under another idempotency key")));
+                        "the hold was already released (under this key, if the provider forgot it, or another)")), clock.millis());
             } else {
                 answer = release(key, authorisationId, request, counter);
             }
@@ -465,12 +551,14 @@ public final class SimulatedProvider implements AutoCloseable {
         long at = clock.millis();
         counter.performed.incrementAndGet();
         performedReleases.add(new PerformedRelease(authorisationId, key, at));
+        String reference = "PRV-%08d".formatted(references.incrementAndGet());
+        referenceOf.putIfAbsent(authorisationId, reference);
         ObjectNode released = JSON.createObjectNode()
                 .put("operationId", key)
                 .put("authorisationId", authorisationId)
                 .put("status", "RELEASED")
-                .put("providerReference", "PRV-%08d".formatted(references.incrementAndGet()));
-        return new Recorded(request, 200, bytes(released));
+                .put("providerReference", reference);
+        return new Recorded(request, 200, bytes(released), at);
     }
 
     private Fault.Plan planFor(String key, int attempt) {
@@ -569,8 +657,28 @@ public final class SimulatedProvider implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private boolean idempotent = true;
         private RequestQuota quota;
+        private Duration keyRetention;
+        private boolean statusLookup = true;
 
         private Builder() {
+        }
+
+        /**
+         * Forgets each idempotency key this long after its first use, on the provider's {@link #clock}; a request under a
+         * forgotten key is a new request. Unset: keys are kept forever.
+         */
+        public Builder keyRetention(Duration retention) {
+            if (retention != null && (retention.isNegative() || retention.isZero())) {
+                throw new IllegalArgumentException("a key retention must be above zero, was " + retention);
+            }
+            this.keyRetention = retention;
+            return this;
+        }
+
+        /** {@code false}: a provider without the status lookup ({@code GET /holds/{id}} answers 404). */
+        public Builder statusLookup(boolean offered) {
+            this.statusLookup = offered;
+            return this;
         }
 
         /**

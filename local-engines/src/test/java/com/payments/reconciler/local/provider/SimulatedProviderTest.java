@@ -399,4 +399,104 @@ class SimulatedProviderTest {
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
+
+    /** A clock the test moves: the provider's key retention is measured on it. */
+    private static final class SteppedClock extends java.time.Clock {
+        private volatile java.time.Instant now = java.time.Instant.parse("2026-12-01T02:05:00Z");
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return now;
+        }
+    }
+
+    private HttpResponse<String> lookUp(SimulatedProvider provider, String authorisationId, String authorization)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(provider.baseUrl() + "/holds/" + authorisationId)).timeout(WAIT).GET();
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * A key first used longer ago than the retention is forgotten: the repeat is a new request, and for the hold it already
+     * released the answer is 409 HOLD_ALREADY_RELEASED (the known-bad half: a provider that never forgets, as before,
+     * answers the repeat with the original 200).
+     */
+    @Test
+    void aKeyOlderThanTheRetentionIsForgottenAndItsRepeatIsANewRequest() throws Exception {
+        SteppedClock clock = new SteppedClock();
+        SimulatedProvider forgets = provider(SimulatedProvider.builder().clock(clock).keyRetention(Duration.ofHours(24)));
+        SimulatedProvider remembers = provider(SimulatedProvider.builder().clock(clock));
+        HttpResponse<String> first = release(forgets, "auth-1", "op-1", 1250, "EUR");
+        HttpResponse<String> firstKept = release(remembers, "auth-1", "op-1", 1250, "EUR");
+
+        clock.advance(Duration.ofHours(24).minusMillis(1));
+        HttpResponse<String> stillKept = release(forgets, "auth-1", "op-1", 1250, "EUR");
+        clock.advance(Duration.ofMillis(1));
+        HttpResponse<String> afterRetention = release(forgets, "auth-1", "op-1", 1250, "EUR");
+        HttpResponse<String> neverForgotten = release(remembers, "auth-1", "op-1", 1250, "EUR");
+
+        assertThat(stillKept.body()).isEqualTo(first.body());
+        assertThat(afterRetention.statusCode()).isEqualTo(409);
+        assertThat(JSON.readTree(afterRetention.body()).get("code").asText()).isEqualTo(SimulatedProvider.CODE_HOLD_ALREADY_RELEASED);
+        assertThat(forgets.forgottenKeys()).isEqualTo(1);
+        assertThat(forgets.releasesOf("auth-1")).as("a hold is released once, whatever the keys").hasSize(1);
+        assertThat(neverForgotten.body()).isEqualTo(firstKept.body());
+        assertThat(remembers.forgottenKeys()).isZero();
+    }
+
+    @Test
+    void theStatusLookupAnswersFromThePerformedReleasesNotFromTheKeys() throws Exception {
+        SteppedClock clock = new SteppedClock();
+        SimulatedProvider provider = provider(SimulatedProvider.builder().clock(clock).keyRetention(Duration.ofHours(1))
+                .unknownHolds(Set.of("auth-unknown")));
+        HttpResponse<String> released = release(provider, "auth-1", "op-1", 1250, "EUR");
+        provider.capture("auth-3");
+        clock.advance(Duration.ofHours(2));
+
+        JsonNode one = JSON.readTree(lookUp(provider, "auth-1", "Bearer " + KEY).body());
+        JsonNode two = JSON.readTree(lookUp(provider, "auth-2", "Bearer " + KEY).body());
+        JsonNode three = JSON.readTree(lookUp(provider, "auth-3", "Bearer " + KEY).body());
+
+        assertThat(one.get("status").asText()).isEqualTo("RELEASED");
+        assertThat(one.get("providerReference").asText()).isEqualTo(JSON.readTree(released.body()).get("providerReference").asText());
+        assertThat(one.get("authorisationId").asText()).isEqualTo("auth-1");
+        assertThat(two.get("status").asText()).isEqualTo("ACTIVE");
+        assertThat(two.has("providerReference")).isFalse();
+        assertThat(three.get("status").asText()).isEqualTo("CAPTURED");
+        assertThat(lookUp(provider, "auth-unknown", "Bearer " + KEY).statusCode()).isEqualTo(404);
+        assertThat(lookUp(provider, "auth-1", null).statusCode()).isEqualTo(401);
+        assertThat(provider.lookups()).isEqualTo(4);
+        assertThat(release(provider, "auth-3", "op-3", 100, "EUR").statusCode()).as("a captured hold is not released").isEqualTo(409);
+        assertThat(provider.releasesOf("auth-3")).isEmpty();
+    }
+
+    @Test
+    void aProviderWithoutTheLookupAnswers404() throws Exception {
+        SimulatedProvider provider = provider(SimulatedProvider.builder().statusLookup(false));
+        release(provider, "auth-1", "op-1", 1250, "EUR");
+
+        assertThat(lookUp(provider, "auth-1", "Bearer " + KEY).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void aRetentionMustBeAboveZero() {
+        assertThatThrownBy(() -> SimulatedProvider.builder().keyRetention(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
