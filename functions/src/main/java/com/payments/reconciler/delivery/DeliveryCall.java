@@ -49,6 +49,8 @@ final class DeliveryCall {
     private SendingRate rate;
     private CommandSender sender;
     private int started;
+    /** Commands this call stamped with their first attempt (their read copies still show none). */
+    private final java.util.Set<String> stamped = new java.util.HashSet<>();
 
     DeliveryCall(DeliveryServices services, DeliveryRequest request, Context context, Map<String, String> logContext) {
         this.services = services;
@@ -149,10 +151,21 @@ final class DeliveryCall {
      * ({@link ForgottenKeys}). A command stamped but not sent after all is only asked about sooner.
      */
     private void recordFirstAttempts(List<PendingCommand> read) {
-        List<String> never = read.stream().limit(Math.max(0, allowedToStart()))
-                .filter(command -> command.firstAttemptAt().isEmpty()).map(PendingCommand::operationId).toList();
+        stampUnstamped(read.stream().limit(Math.max(0, allowedToStart())).toList());
+    }
+
+    /**
+     * Stamps those of {@code commands} never attempted and not stamped by this call yet. Called for the page's prefix
+     * the plan allows (one transaction for the usual case) and again for each round about to be sent: commands that end
+     * unsent (settled, ended) free allowance, so a round can reach past the prefix, and no request may leave unstamped.
+     */
+    private void stampUnstamped(List<PendingCommand> commands) {
+        List<String> never = commands.stream()
+                .filter(command -> command.firstAttemptAt().isEmpty() && !stamped.contains(command.operationId()))
+                .map(PendingCommand::operationId).toList();
         if (!never.isEmpty()) {
             writer.recordFirstAttempts(request.lease(), never, clock.instant());
+            stamped.addAll(never);
         }
     }
 
@@ -219,6 +232,12 @@ final class DeliveryCall {
             return false;
         }
         slots.release(held - send.size());
+        try {
+            stampUnstamped(send);
+        } catch (RuntimeException e) {
+            slots.release(send.size());
+            throw e;
+        }
         for (int k = 0; k < send.size(); k++) {
             PendingCommand command = send.get(k);
             if (!slots.start(workers, () -> sender.deliver(command))) {

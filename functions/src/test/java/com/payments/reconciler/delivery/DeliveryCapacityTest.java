@@ -29,6 +29,36 @@ class DeliveryCapacityTest {
 
     static final ProviderQuota QUOTA = new ProviderQuota(40, 32);
 
+    /**
+     * Every request leaves with its command's first attempt stamped, also when settled commands ended unsent free up the
+     * plan's allowance and the call reaches past the page's stamped prefix. Before, only the prefix the plan allowed at
+     * the page's start was stamped: the 5 commands past it were sent unstamped, and a lost answer among them would have
+     * been re-sent blindly after the provider forgot its key.
+     */
+    @Test
+    void everyCommandSentCarriesItsFirstAttemptAlsoPastThePlansFirstPrefix(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            List<String> ids = List.of(ids(30));
+            List<String> ops = w.command(lease, ids.toArray(String[]::new));
+            for (String id : ids.subList(0, 5)) {
+                w.ingestion.settle(id, w.clock.instant());
+            }
+            DeliveryPacing pacing = new DeliveryPacing(QUOTA, w.clock::advance);
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 8, w.client(), pacing);
+            Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
+                    .plusMillis(500);
+
+            DeliveryBatch result = w.invoke(handler, lease, 0, null, startedAt, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
+
+            assertThat(result.plan().allotment()).isEqualTo(20);
+            assertThat(result.totals().delivered()).as("the settled five freed room for five past the first twenty").isEqualTo(20);
+            List<String> sent = w.effects().stream().filter(e -> e.requests() > 0).map(e -> e.operationId()).toList();
+            assertThat(sent).hasSize(20).contains(ops.get(24));
+            assertThat(sent).allSatisfy(op -> assertThat(w.command(op)).as(op).containsKey(ReleaseCommands.FIRST_ATTEMPT_AT));
+        }
+    }
+
     @Test
     void aBacklogLargerThanTheBudgetDeliversWhatFitsOldestFirstAndEndsWithTheRestLeft(LocalDynamo.Engine engine) {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
