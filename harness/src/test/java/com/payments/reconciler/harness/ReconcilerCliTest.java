@@ -68,7 +68,7 @@ class ReconcilerCliTest {
                 "deadLettered", "receives", "invocations");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "cancelledEnded", "quarantined", "escalated", "backlogLeft",
-                "wouldRelease");
+                "wouldRelease", "candidatesRead");
         assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",
                 "throttledSeconds", "peakConcurrent");
         assertThat(report.at("/counts/backlogLeft").asLong()).isZero();
