@@ -107,6 +107,7 @@ final class CommandsCommand {
             if (note == null || note.isBlank() || note.length() > 500) {
                 throw new IllegalArgumentException("--note must be 1 to 500 characters saying why the command is requeued");
             }
+            requireNoCardNumber(note);
             PrintWriter out = spec.commandLine().getOut();
             return switch (table.parked().requeue(operationId, note.strip(), Clock.systemUTC().instant())) {
                 case ParkedCommands.Requeue.Requeued r -> {
@@ -125,7 +126,7 @@ final class CommandsCommand {
 
     @Command(name = "resolve", mixinStandardHelpOptions = true,
             description = "Close a parked command as the provider says it is: --as released ends it DELIVERED, --as not-released "
-                    + "REJECTED (not sent again), recording who (the resolved AWS profile), when and --note. The first-attempt time "
+                    + "REJECTED (not sent again), recording who (the caller ARN from STS GetCallerIdentity, else the resolved AWS profile), when and --note (never a card number). Run twice the same way, it says so and writes nothing. A hold still active at the provider is requeued, not resolved. The first-attempt time "
                     + "and the parked reason stay on it.",
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:resolved", "1:refused: the command is not parked (nothing written)",
@@ -161,11 +162,17 @@ final class CommandsCommand {
             if (note == null || note.isBlank() || note.length() > 500) {
                 throw new IllegalArgumentException("--note must be 1 to 500 characters saying what the provider said about the hold");
             }
+            requireNoCardNumber(note);
             PrintWriter out = spec.commandLine().getOut();
-            return switch (table.parked().resolve(operationId, resolution, note.strip(), CallerIdentity.describe(table.endpointUrl),
+            return switch (table.parked().resolve(operationId, resolution, note.strip(), CallerIdentity.describe(table.region, table.endpointUrl),
                     Clock.systemUTC().instant())) {
                 case ParkedCommands.Resolve.Resolved r -> {
                     out.println("resolved " + r.operationId() + " as " + resolution.flag() + ": " + r.status() + ", not sent again");
+                    yield ExitCodes.OK;
+                }
+                case ParkedCommands.Resolve.AlreadyResolved r -> {
+                    out.println(r.operationId() + " was already resolved as " + resolution.flag() + " with this note (" + r.status()
+                            + "): nothing written");
                     yield ExitCodes.OK;
                 }
                 case ParkedCommands.Resolve.NotParked n -> {
@@ -174,6 +181,14 @@ final class CommandsCommand {
                     yield ExitCodes.RUN_FAILED;
                 }
             };
+        }
+    }
+
+    /** A note is stored and shown: never a card number (the same screen IngestEvents applies to events). */
+    static void requireNoCardNumber(String note) {
+        if (com.payments.reconciler.ingest.CardDataScreen.containsCardNumber(note)) {
+            throw new IllegalArgumentException("--note must not hold a card number (it holds a Luhn-valid run of 12-19 digits); "
+                    + "say what the provider said without it; nothing was written");
         }
     }
 }

@@ -105,7 +105,8 @@ class ParkedCommandsResolveTest {
         assertThat(resolved.out()).contains("resolved " + op + " as released: DELIVERED");
         Map<String, AttributeValue> item = item(op);
         assertThat(item.get(ReleaseCommands.STATUS).s()).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
-        assertThat(item.get(ReleaseCommands.RESOLVED_BY).s()).startsWith("local endpoint (user ");
+        // moto answers STS GetCallerIdentity for its fixed test credentials: the ARN, not a profile name, is recorded.
+        assertThat(item.get(ReleaseCommands.RESOLVED_BY).s()).startsWith("arn:aws:").contains("(local user ");
         assertThat(Long.parseLong(item.get(ReleaseCommands.RESOLVED_AT).n())).isPositive();
         assertThat(item.get(ReleaseCommands.RESOLUTION_NOTE).s()).contains("reference PRV-77");
         assertThat(item).doesNotContainKeys(ReleaseCommands.PARKED_STATUS, ReleaseCommands.PARKED_SHARD, ReleaseCommands.DELIVERY_SHARD);
@@ -139,6 +140,45 @@ class ParkedCommandsResolveTest {
         assertThat(again.exit()).isEqualTo(ExitCodes.RUN_FAILED);
         assertThat(again.err()).contains("is not parked (DELIVERED)").contains("nothing was written");
         assertThat(item(op)).isEqualTo(before);
+    }
+
+    /** The same resolution run twice (an operator's retry, or the SDK's retry of an applied update) answers, not refuses. */
+    @Test
+    void theSameResolutionRunTwiceSaysItWasAlreadyResolvedAndWritesNothing() {
+        String op = parked("same-twice-1");
+        assertThat(commands("resolve", "--operation-id", op, "--as", "released", "--note", "provider: released").exit()).isZero();
+        Map<String, AttributeValue> before = item(op);
+
+        OperatorCommandsTest.Result again = commands("resolve", "--operation-id", op, "--as", "released", "--note", "provider: released");
+
+        assertThat(again.exit()).as(again.err()).isZero();
+        assertThat(again.out()).contains("was already resolved as released with this note").contains("nothing written");
+        assertThat(item(op)).isEqualTo(before);
+    }
+
+    /** A note is stored and shown to every later reader: a card number in it is refused before anything is written. */
+    @Test
+    void aNoteHoldingACardNumberIsRefusedForRequeueAndResolve() {
+        String op = parked("card-note-1");
+        Map<String, AttributeValue> before = item(op);
+
+        OperatorCommandsTest.Result resolve = commands("resolve", "--operation-id", op, "--as", "released", "--note",
+                "cardholder 4111 1111 1111 1111 called");
+        OperatorCommandsTest.Result requeue = commands("requeue", "--operation-id", op, "--note", "card 4111111111111111");
+
+        assertThat(resolve.exit()).isEqualTo(2);
+        assertThat(resolve.err()).contains("--note must not hold a card number").doesNotContain("4111");
+        assertThat(requeue.exit()).isEqualTo(2);
+        assertThat(requeue.err()).contains("--note must not hold a card number").doesNotContain("4111");
+        assertThat(item(op)).isEqualTo(before);
+    }
+
+    @Test
+    void callerIdentityFallsBackToTheProfileWhenStsDoesNotAnswer() {
+        assertThat(CallerIdentity.describe(() -> "arn:aws:iam::123456789012:user/ops")).startsWith("arn:aws:iam::123456789012:user/ops (local user ");
+        assertThat(CallerIdentity.describe(() -> {
+            throw software.amazon.awssdk.core.exception.SdkClientException.create("no route");
+        })).startsWith("AWS profile ").contains("caller ARN unknown");
     }
 
     @Test

@@ -39,6 +39,8 @@ public final class ParkedCommands {
 
     // Closed by a person who asked the provider: out of the parked index, into the end state the provider's answer means,
     // with who, when and why. Its parked ending (endedAt, endReason) stays as the history of why it was parked.
+    static final String RESOLVED_BY = ReleaseCommands.RESOLVED_BY;
+    static final String RESOLUTION_NOTE = ReleaseCommands.RESOLUTION_NOTE;
     static final String RESOLVE = "SET #status = :final, resolvedBy = :who, resolvedAt = :now, resolutionNote = :note, #detail = :detail "
             + "REMOVE parkedStatus, parkedShard";
 
@@ -84,6 +86,10 @@ public final class ParkedCommands {
         }
 
         record NotParked(String operationId, String status) implements Resolve {
+        }
+
+        /** Resolved before, the same way and with the same note: the first resolution stands, nothing is written. */
+        record AlreadyResolved(String operationId, String status) implements Resolve {
         }
     }
 
@@ -172,6 +178,10 @@ public final class ParkedCommands {
                     + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
         }
         String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
+        if (alreadyResolvedSo(item, as, note)) {
+            // The same command run twice (or the SDK's retry of an update that was applied): the first one stands.
+            return new Resolve.AlreadyResolved(operationId, status);
+        }
         if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.ENDED_AT) || !item.containsKey(ReleaseCommands.ENDED_EPOCH)) {
             return new Resolve.NotParked(operationId, status);
         }
@@ -186,9 +196,19 @@ public final class ParkedCommands {
                             ":endedEpoch", item.get(ReleaseCommands.ENDED_EPOCH), ":final", s(as.status()),
                             ":who", s(caller), ":now", n(now.toEpochMilli()), ":note", s(note), ":detail", s(detail))));
         } catch (ConditionalCheckFailedException e) {
+            Map<String, AttributeValue> current = dynamo.getItem(b -> b.tableName(table).consistentRead(true)
+                    .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
+            if (current != null && alreadyResolvedSo(current, as, note)) {
+                return new Resolve.AlreadyResolved(operationId, as.status());
+            }
             return new Resolve.NotParked(operationId, "changed while being resolved");
         }
         return new Resolve.Resolved(operationId, as.status());
+    }
+
+    private static boolean alreadyResolvedSo(Map<String, AttributeValue> item, Resolution as, String note) {
+        return as.status().equals(Attr.stringOr(item, ReleaseCommands.STATUS, "")) && item.containsKey(RESOLVED_BY)
+                && note.equals(Attr.stringOr(item, RESOLUTION_NOTE, null));
     }
 
     public static void requireParkedStatus(String status) {
