@@ -154,7 +154,10 @@ class WorkflowEndToEndTest {
         JsonNode summary = Json.mapper().readTree(rerun.output().orElseThrow());
         assertThat(summary.path("epoch").asLong()).isEqualTo(2);
         assertThat(summary.path("reconcile").path("releaseRequested").asLong()).isZero();
-        assertThat(summary.path("reconcile").path("skippedSettled").asLong()).isEqualTo(expected.dueAndSettled());
+        // The first run took the settled authorisations it met out of the pending index: the rerun reads nothing at all.
+        assertThat(expected.dueAndSettled()).isPositive();
+        assertThat(summary.path("reconcile").path("skippedSettled").asLong()).isZero();
+        assertThat(summary.path("reconcile").path("candidatesRead").asLong()).isZero();
         assertThat(summary.path("delivery").path("delivered").asLong()).isZero();
         assertThat(fixture.pipeline.provider().totalRequests()).isEqualTo(providerCalls);
         assertThat(fixture.audit(true).allHold()).isTrue();
