@@ -76,6 +76,8 @@ class BenchCommandTest {
                 .isBetween(ceil(decided, FencedWriter.RELEASES_PER_TRANSACTION), ceil(decided, FencedWriter.RELEASES_PER_TRANSACTION) + queryPages);
         assertThat(requests.path("release transactions").asLong()).as("one transaction per batch with something to release; no contention here")
                 .isBetween(ceil(released, FencedWriter.RELEASES_PER_TRANSACTION), batches);
+        assertThat(requests.path("index cleanup").asLong()).as("the bench's tables are loaded directly, so settled candidates are "
+                + "still in the index: at most one cleanup transaction per batch").isBetween(1L, batches);
         assertThat(requests.path("delivery marks").asLong()).as("fenced marks in batches of %d, the rest at the end of each shard's call",
                 FencedWriter.MARKS_PER_TRANSACTION).isBetween(ceil(released, FencedWriter.MARKS_PER_TRANSACTION),
                 ceil(released, FencedWriter.MARKS_PER_TRANSACTION) + SHARDS);

@@ -11,6 +11,8 @@ public enum Purpose {
             "BatchGetItem Settlements + Authorisations, strongly consistent: the facts of up to 50 commands, read again when older than "
                     + "the limit at a provider request (I3 and ends at the call)"),
     RELEASE_TRANSACTIONS("release transactions", "TransactWriteItems: lease check + up to 33 x (authorisation + settlement + outbox)"),
+    INDEX_CLEANUP("index cleanup", "TransactWriteItems: lease check + up to 33 x (REMOVE pendingShard + the settlement's check): settled "
+            + "items still in the pending index (the bench loads its tables directly, as an older ingestion left them)"),
     IDEMPOTENCY_RECORDS("idempotency records", "Powertools records of the delivery guard"),
     DELIVERY_PAGES("delivery query pages", "Query pending-delivery"),
     DELIVERY_MARKS("delivery marks", "TransactWriteItems: lease check + up to 99 commands"),

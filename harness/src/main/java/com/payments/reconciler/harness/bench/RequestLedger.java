@@ -100,6 +100,7 @@ public final class RequestLedger implements ExecutionInterceptor {
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.authorisations()) -> Purpose.DELIVERY_FACT_READS;
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements()) -> Purpose.SETTLEMENT_READS;
             case QueryRequest q when q.tableName().equals(tables.releaseCommands()) -> Purpose.DELIVERY_PAGES;
+            case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) && putsNothing(tx) -> Purpose.INDEX_CLEANUP;
             case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) -> Purpose.RELEASE_TRANSACTIONS;
             case TransactWriteItemsRequest tx when stampsFirstAttempts(tx) -> Purpose.FIRST_ATTEMPT_STAMPS;
             case TransactWriteItemsRequest tx when touches(tx, tables.releaseCommands()) -> Purpose.DELIVERY_MARKS;
@@ -117,6 +118,11 @@ public final class RequestLedger implements ExecutionInterceptor {
     private static boolean stampsFirstAttempts(TransactWriteItemsRequest tx) {
         return tx.transactItems().stream().anyMatch(item -> item.update() != null
                 && item.update().updateExpression().contains(com.payments.reconciler.store.Tables.ReleaseCommands.FIRST_ATTEMPT_AT));
+    }
+
+    /** A release transaction always puts its outbox commands; the night's index cleanup only updates and checks. */
+    private static boolean putsNothing(TransactWriteItemsRequest tx) {
+        return tx.transactItems().stream().allMatch(item -> item.put() == null);
     }
 
     private static boolean touches(TransactWriteItemsRequest tx, String table) {
