@@ -89,7 +89,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
      *                                answers slower than DynamoDB, so an upper bound of what Lambda would bill
      * @param costPerMillionEvents at {@link Prices}, the counts as measured (DynamoDB, SQS send/receive/delete, Lambda)
      */
-    public record Ingestion(long events, long distinctEvents, long duplicatesPublished, long endEvents, long accepted, long duplicates,
+    public record Ingestion(long events, long distinctEvents, long duplicatesPublished, long endEvents, long settlementDeliveries, long accepted, long duplicates,
                             long rejected, long deadLettered, long invocations, double wallSeconds, double eventsPerSecond,
                             String eventsPerSecondKind, long writeRequests, double writeRequestsPerEvent, double writeRequestsTarget,
                             boolean met, long conditionalFailures, long readRequests, double readRequestsPerEvent,
@@ -106,7 +106,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
             double million = 1_000_000;
             Prices.Ingestion cost = prices.ingestion(q.writeRequestUnits() / events * million, 0.5 * q.dynamoReads() / events * million,
                     q.sqsBilled() / events * million, r.tally().invocations() / events * million, gbSecondsPerEvent * million);
-            return new Ingestion(r.published(), r.distinct(), r.duplicatesPublished(), r.ends(), r.tally().accepted(), r.tally().duplicates(),
+            return new Ingestion(r.published(), r.distinct(), r.duplicatesPublished(), r.ends(), r.settlementDeliveries(), r.tally().accepted(), r.tally().duplicates(),
                     r.tally().rejected(), r.tally().deadLettered(), r.tally().invocations(), r.wallSeconds(), r.published() / r.wallSeconds(),
                     LOCAL_TIME + " (moto-bound: one engine process serving one request at a time)", q.dynamoWrites(), writesPerEvent,
                     INGEST_WRITES_TARGET, writesPerEvent <= INGEST_WRITES_TARGET, q.conditionalFailures(), q.dynamoReads(),

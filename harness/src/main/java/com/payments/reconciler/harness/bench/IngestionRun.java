@@ -27,11 +27,13 @@ final class IngestionRun {
     private static final String QUEUE_PREFIX = "bench-";
 
     /**
+     * @param settlementDeliveries settlement messages published, duplicates included: each makes one more, unconditional,
+     *                             write (its authorisation leaves the pending index)
      * @param ends void and expiry events among the distinct ones (each may arrive before its create, which then
      *             completes the ended item: one more write)
      * @param handlerSeconds IngestEvents' time in the handler, summed over its invocations (local engine)
      */
-    record Result(int authorisations, long published, long distinct, long duplicatesPublished, long ends, PlatformFeed.Tally tally,
+    record Result(int authorisations, long published, long distinct, long duplicatesPublished, long ends, long settlementDeliveries, PlatformFeed.Tally tally,
                   double wallSeconds, double handlerSeconds, IngestionLedger.Snapshot requests) {
     }
 
@@ -63,7 +65,8 @@ final class IngestionRun {
                 return StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
             });
             pipeline.hook(null);
-            return new Result(authorisations, data.published(), data.distinct(), data.duplicates(), data.ends(), tally, seconds.get(),
+            long settlementDeliveries = data.bodies().stream().filter(b -> b.contains("\"settlement.posted\"")).count();
+            return new Result(authorisations, data.published(), data.distinct(), data.duplicates(), data.ends(), settlementDeliveries, tally, seconds.get(),
                     probe.handlerSeconds().get(LambdaFunction.INGEST_EVENTS), counted.get());
         }
     }

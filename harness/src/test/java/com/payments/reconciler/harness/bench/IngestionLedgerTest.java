@@ -75,11 +75,11 @@ class IngestionLedgerTest {
 
     @Test
     void moreThanOnePointTwoWritesPerEventMissesTheTarget() {
-        IngestionRun.Result result = new IngestionRun.Result(10, 10, 10, 0, 0,
+        IngestionRun.Result result = new IngestionRun.Result(10, 10, 10, 0, 0, 0,
                 new com.payments.reconciler.harness.ingest.PlatformFeed.Tally(10, 10, 0, 0, 0, 10, 1), 1.0, 0.1,
                 new IngestionLedger.Snapshot(13, 0, 3, 13, 100, 1, 2, 1, 0));
         assertThat(BenchReport.Ingestion.of(result, Prices.US_EAST_1).met()).isFalse();
-        IngestionRun.Result good = new IngestionRun.Result(10, 10, 10, 0, 0,
+        IngestionRun.Result good = new IngestionRun.Result(10, 10, 10, 0, 0, 0,
                 new com.payments.reconciler.harness.ingest.PlatformFeed.Tally(10, 10, 0, 0, 0, 10, 1), 1.0, 0.1,
                 new IngestionLedger.Snapshot(12, 0, 2, 12, 100, 1, 2, 1, 0));
         assertThat(BenchReport.Ingestion.of(good, Prices.US_EAST_1).met()).isTrue();
