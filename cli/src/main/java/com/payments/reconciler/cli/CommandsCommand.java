@@ -101,13 +101,8 @@ final class CommandsCommand {
 
         @Override
         public Integer call() {
-            if (operationId == null || !operationId.matches("release-hold:[A-Za-z0-9_.:-]{1,200}")) {
-                throw new IllegalArgumentException("--operation-id must be release-hold:{authorisationId}, was " + operationId);
-            }
-            if (note == null || note.isBlank() || note.length() > 500) {
-                throw new IllegalArgumentException("--note must be 1 to 500 characters saying why the command is requeued");
-            }
-            requireNoCardNumber(note);
+            requireOperationId(operationId);
+            requireNote(note, "why the command is requeued");
             PrintWriter out = spec.commandLine().getOut();
             return switch (table.parked().requeue(operationId, note.strip(), Clock.systemUTC().instant())) {
                 case ParkedCommands.Requeue.Requeued r -> {
@@ -155,14 +150,9 @@ final class CommandsCommand {
 
         @Override
         public Integer call() {
-            if (operationId == null || !operationId.matches("release-hold:[A-Za-z0-9_.:-]{1,200}")) {
-                throw new IllegalArgumentException("--operation-id must be release-hold:{authorisationId}, was " + operationId);
-            }
+            requireOperationId(operationId);
             ParkedCommands.Resolution resolution = ParkedCommands.Resolution.of(as);
-            if (note == null || note.isBlank() || note.length() > 500) {
-                throw new IllegalArgumentException("--note must be 1 to 500 characters saying what the provider said about the hold");
-            }
-            requireNoCardNumber(note);
+            requireNote(note, "what the provider said about the hold");
             PrintWriter out = spec.commandLine().getOut();
             return switch (table.parked().resolve(operationId, resolution, note.strip(), CallerIdentity.describe(table.region, table.endpointUrl),
                     Clock.systemUTC().instant())) {
@@ -184,8 +174,17 @@ final class CommandsCommand {
         }
     }
 
-    /** A note is stored and shown: never a card number (the same screen IngestEvents applies to events). */
-    static void requireNoCardNumber(String note) {
+    static void requireOperationId(String operationId) {
+        if (operationId == null || !operationId.matches("release-hold:[A-Za-z0-9_.:-]{1,200}")) {
+            throw new IllegalArgumentException("--operation-id must be release-hold:{authorisationId}, was " + operationId);
+        }
+    }
+
+    /** A note is stored and shown: 1 to 500 characters, never a card number (the screen IngestEvents applies to events). */
+    static void requireNote(String note, String saying) {
+        if (note == null || note.isBlank() || note.length() > 500) {
+            throw new IllegalArgumentException("--note must be 1 to 500 characters saying " + saying);
+        }
         if (com.payments.reconciler.ingest.CardDataScreen.containsCardNumber(note)) {
             throw new IllegalArgumentException("--note must not hold a card number (it holds a Luhn-valid run of 12-19 digits); "
                     + "say what the provider said without it; nothing was written");

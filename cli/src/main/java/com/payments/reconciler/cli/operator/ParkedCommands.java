@@ -137,12 +137,7 @@ public final class ParkedCommands {
 
     /** Puts one parked command back to PENDING in the shard it was parked from. */
     public Requeue requeue(String operationId, String note, Instant now) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).consistentRead(true)
-                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
-        if (item == null || item.isEmpty()) {
-            throw new IllegalArgumentException("--operation-id: no command " + operationId + " in " + table
-                    + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
-        }
+        Map<String, AttributeValue> item = existing(operationId);
         String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
         if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.PARKED_SHARD)
                 || !item.containsKey(ReleaseCommands.ENDED_AT) || !item.containsKey(ReleaseCommands.ENDED_EPOCH)) {
@@ -171,12 +166,7 @@ public final class ParkedCommands {
      * carries no lease: no worker reads or writes a parked command, and the condition is the parked state as read.
      */
     public Resolve resolve(String operationId, Resolution as, String note, String caller, Instant now) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).consistentRead(true)
-                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
-        if (item == null || item.isEmpty()) {
-            throw new IllegalArgumentException("--operation-id: no command " + operationId + " in " + table
-                    + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
-        }
+        Map<String, AttributeValue> item = existing(operationId);
         String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
         if (alreadyResolvedSo(item, as, note)) {
             // The same command run twice (or the SDK's retry of an update that was applied): the first one stands.
@@ -196,14 +186,29 @@ public final class ParkedCommands {
                             ":endedEpoch", item.get(ReleaseCommands.ENDED_EPOCH), ":final", s(as.status()),
                             ":who", s(caller), ":now", n(now.toEpochMilli()), ":note", s(note), ":detail", s(detail))));
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> current = dynamo.getItem(b -> b.tableName(table).consistentRead(true)
-                    .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
+            Map<String, AttributeValue> current = read(operationId);
             if (current != null && alreadyResolvedSo(current, as, note)) {
                 return new Resolve.AlreadyResolved(operationId, as.status());
             }
             return new Resolve.NotParked(operationId, "changed while being resolved");
         }
         return new Resolve.Resolved(operationId, as.status());
+    }
+
+    /** The command as stored now (strongly consistent), or null. */
+    private Map<String, AttributeValue> read(String operationId) {
+        return dynamo.getItem(b -> b.tableName(table).consistentRead(true)
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))).item();
+    }
+
+    /** The command an operator named; an id with no command is bad input (exit 2). */
+    private Map<String, AttributeValue> existing(String operationId) {
+        Map<String, AttributeValue> item = read(operationId);
+        if (item == null || item.isEmpty()) {
+            throw new IllegalArgumentException("--operation-id: no command " + operationId + " in " + table
+                    + "; accepted: an operation id listed by `commands list` (release-hold:{authorisationId})");
+        }
+        return item;
     }
 
     private static boolean alreadyResolvedSo(Map<String, AttributeValue> item, Resolution as, String note) {

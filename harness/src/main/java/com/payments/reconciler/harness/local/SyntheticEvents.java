@@ -64,7 +64,8 @@ public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodi
         return new SyntheticEvents(SyntheticData.expected(data), events, distinct, duplicates, ends);
     }
 
-    private static ObjectNode event(String type, String eventId, String authorisationId) {
+    /** The fields every event of the contract carries, for the synthetic feeds to fill in. */
+    public static ObjectNode event(String type, String eventId, String authorisationId) {
         ObjectNode e = Json.mapper().createObjectNode();
         e.put("version", 1);
         e.put("type", type);

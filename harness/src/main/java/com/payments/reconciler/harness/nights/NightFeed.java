@@ -1,6 +1,7 @@
 package com.payments.reconciler.harness.nights;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.harness.local.SyntheticEvents;
 import com.payments.reconciler.workflow.Json;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,7 +53,7 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
                 Instant at = dayStart.plus(BUSINESS_START).plusMillis(random.nextLong(BUSINESS_LENGTH.toMillis()));
                 long amount = 100 + random.nextLong(500_000);
                 String currency = CURRENCIES[random.nextInt(CURRENCIES.length)];
-                events.add(new Event(at, id, "authorisation.created", event("authorisation.created", "created:" + id, id)
+                events.add(new Event(at, id, "authorisation.created", SyntheticEvents.event("authorisation.created", "created:" + id, id)
                         .put("amountMinor", amount).put("currency", currency).put("merchantId", "merchant-" + random.nextInt(50))
                         .put("authorisedAt", at.toString()).toString()));
                 // Each day's fates spread evenly over the shares (a low-discrepancy sequence, not draws): a constant daily
@@ -63,12 +64,12 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
                             ? Duration.ofMinutes(Duration.ofDays(1).toMinutes() + random.nextLong(Duration.ofDays(2).toMinutes()))
                             : Duration.ofMinutes(Duration.ofDays(3).toMinutes() + random.nextLong(Duration.ofDays(7).toMinutes()));
                     Instant settledAt = duringTheDay(at.plus(delay));
-                    events.add(new Event(settledAt, id, "settlement.posted", event("settlement.posted", "settled:" + id, id)
+                    events.add(new Event(settledAt, id, "settlement.posted", SyntheticEvents.event("settlement.posted", "settled:" + id, id)
                             .put("amountMinor", amount).put("currency", currency).put("settledAt", settledAt.toString()).toString()));
                 } else if (fate < SETTLED_SOON + SETTLED_LATE + ENDED) {
                     Instant endedAt = duringTheDay(at.plus(Duration.ofMinutes(60 + random.nextLong(Duration.ofHours(47).toMinutes()))));
                     String type = random.nextBoolean() ? "authorisation.voided" : "authorisation.expired";
-                    events.add(new Event(endedAt, id, type, event(type, "ended:" + id, id).put("endedAt", endedAt.toString()).toString()));
+                    events.add(new Event(endedAt, id, type, SyntheticEvents.event(type, "ended:" + id, id).put("endedAt", endedAt.toString()).toString()));
                 }
             }
         }
@@ -87,14 +88,5 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
             return open;
         }
         return t.isBefore(close) ? t : open.plus(DAY);
-    }
-
-    private static ObjectNode event(String type, String eventId, String authorisationId) {
-        ObjectNode e = Json.mapper().createObjectNode();
-        e.put("version", 1);
-        e.put("type", type);
-        e.put("eventId", eventId);
-        e.put("authorisationId", authorisationId);
-        return e;
     }
 }
