@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -106,6 +107,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "Ingestion: about how many events (authorisations, ends, settlements, some published twice) go through "
                     + "the local queue and IngestEvents, " + MIN_INGEST + " to " + MAX_INGEST + " (default: ${DEFAULT-VALUE}).")
     int ingestEvents;
+
+    @Mixin
+    BuildOutput buildOutput;
 
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the data and the conflict model (default: ${DEFAULT-VALUE}).")
     long seed;

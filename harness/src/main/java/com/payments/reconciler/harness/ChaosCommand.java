@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,6 +35,9 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--schedules", paramLabel = "N", defaultValue = "50", description = "Fault schedules to run, 1 to " + MAX_SCHEDULES + " (default: ${DEFAULT-VALUE}).")
     int schedules;
+
+    @Mixin
+    BuildOutput buildOutput;
 
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1", description = "Campaign seed, a 64-bit integer (default: ${DEFAULT-VALUE}).")
     long seed;

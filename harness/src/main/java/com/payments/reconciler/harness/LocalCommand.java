@@ -115,9 +115,8 @@ final class LocalCommand implements Callable<Integer> {
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
-    @Option(names = "--verbose", description = "bin/reconciler shows the output of the jar's build (first use or sources changed) "
-            + "as it runs, instead of keeping it in a log shown only when the build fails.")
-    boolean verbose;
+    @Mixin
+    BuildOutput buildOutput;
 
     @Mixin
     WindowOptions windowOptions;

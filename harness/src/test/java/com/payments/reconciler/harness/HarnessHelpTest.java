@@ -45,6 +45,16 @@ class HarnessHelpTest {
         assertThat(local).contains("--events=FILE").contains("--window=YYYY-MM-DD").contains("ingestion.jsonl").contains("would-release.jsonl");
     }
 
+    /** bin/reconciler reads --verbose for the build; the jar must then accept it too, not refuse it as an unknown flag. */
+    @Test
+    void everyHarnessCommandAcceptsVerbose() {
+        CommandLine root = new CommandLine(new ReconcilerCli());
+        HarnessCli.COMMANDS.forEach(root::addSubcommand);
+        for (String name : List.of("local", "chaos", "bench")) {
+            assertThat(root.getSubcommands().get(name).getCommandSpec().findOption("--verbose")).as(name).isNotNull();
+        }
+    }
+
     @Command(name = "undocumented")
     static final class Undocumented implements Callable<Integer> {
         @Option(names = "--events")

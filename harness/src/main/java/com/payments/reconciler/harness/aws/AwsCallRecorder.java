@@ -150,7 +150,8 @@ public final class AwsCallRecorder implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            if (!closed) {
+            // A caller that hangs up mid-answer (a sandbox torn down, an SDK timeout) is its own affair, not the recorder's.
+            if (!closed && !(e instanceof java.net.SocketException)) {
                 System.err.println("aws recorder: connection on " + label + " failed: " + e);
             }
         } finally {
