@@ -59,6 +59,35 @@ class LambdaJarContentsTest {
                 "com/amazonaws/services/lambda/runtime/events/", "org/joda/time/", "com/payments/reconciler/testing/", "com/payments/reconciler/audit/");
     }
 
+    /** A build tool's record of its own run (AspectJ's builddef.lst lists every source by its absolute path) is not deployed code. */
+    @Test
+    void noEntryNamesAPathOfTheMachineThatBuiltIt() throws IOException {
+        String root = java.nio.file.Path.of(System.getProperty("reconciler.repositoryRoot")).toRealPath().toString();
+        try (ZipFile zip = new ZipFile(LambdaJar.fromSystemProperty().path().toString())) {
+            java.util.Map<String, byte[]> resources = new java.util.TreeMap<>();
+            for (var entry : java.util.Collections.list(zip.entries())) {
+                if (!entry.isDirectory() && !entry.getName().endsWith(".class")) {
+                    resources.put(entry.getName(), zip.getInputStream(entry).readAllBytes());
+                }
+            }
+            assertThat(entriesNaming(resources, root)).isEmpty();
+        }
+    }
+
+    /** The check can fail: a resource holding the build directory's path is named. */
+    @Test
+    void anEntryHoldingTheBuildPathIsNamed() {
+        var resources = java.util.Map.of("builddef.lst", "-sourceroots\n/home/builder/repo/functions/src/main/java\n".getBytes(),
+                "logback.xml", "<configuration/>".getBytes());
+        assertThat(entriesNaming(resources, "/home/builder/repo")).containsExactly("builddef.lst");
+    }
+
+    static List<String> entriesNaming(java.util.Map<String, byte[]> resources, String path) {
+        return resources.entrySet().stream()
+                .filter(e -> new String(e.getValue(), java.nio.charset.StandardCharsets.ISO_8859_1).contains(path))
+                .map(java.util.Map.Entry::getKey).sorted().toList();
+    }
+
     /** The package (as a path prefix) of each class no allow-list entry covers; the event model is refused by name. */
     static Set<String> outsideAllowList(Collection<String> classes) {
         Set<String> outside = new TreeSet<>();
