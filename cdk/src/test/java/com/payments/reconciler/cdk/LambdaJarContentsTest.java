@@ -71,6 +71,7 @@ class LambdaJarContentsTest {
                 }
             }
             assertThat(entriesNaming(resources, root)).isEmpty();
+            assertThat(resources).as("AspectJ build records, ours or a woven library's").doesNotContainKey("builddef.lst");
         }
     }
 
