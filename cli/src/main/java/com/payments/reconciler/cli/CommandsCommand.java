@@ -120,9 +120,17 @@ final class CommandsCommand {
     }
 
     @Command(name = "resolve", mixinStandardHelpOptions = true,
-            description = "Close a parked command as the provider says it is: --as released ends it DELIVERED, --as not-released "
-                    + "REJECTED (not sent again), recording who (the caller ARN from STS GetCallerIdentity, else the resolved AWS profile), when and --note (never a card number). Run twice the same way, it says so and writes nothing. A hold still active at the provider is requeued, not resolved. The first-attempt time "
-                    + "and the parked reason stay on it.",
+            description = {"Close a parked (QUARANTINED or ESCALATED) command as the provider says its hold is, through a write "
+                    + "conditioned on the command still being parked as read; it is never sent again.",
+                    "  --as released      the provider confirms the hold is released (by this job's request or otherwise): the "
+                    + "command ends DELIVERED. Put the provider's reference for the release (its id or the hold's status page) in --note.",
+                    "  --as not-released  the provider says the hold is not released: it was captured, or it is still held and this job "
+                    + "is not to release it. The command ends REJECTED without a release. (To have a hold that is still active "
+                    + "released, use `commands requeue` instead.)",
+                    "Recorded on the command: the status, resolvedBy (the caller ARN from STS GetCallerIdentity, else the resolved "
+                    + "AWS profile), resolvedAt, resolutionNote (--note, never a card number) and, in providerReference (released) or "
+                    + "rejectionReason (not-released), who resolved it, as what, from which parked status, and the note. The parked "
+                    + "reason and the first-attempt time stay. Run twice the same way, it says so and writes nothing."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:resolved", "1:refused: the command is not parked (nothing written)",
                     "2:bad usage or input: a flag's value, or no command with that operation id",
@@ -135,11 +143,12 @@ final class CommandsCommand {
         String operationId;
 
         @Option(names = "--as", required = true, paramLabel = "released|not-released",
-                description = "What the provider said about the hold: released, or not-released.")
+                description = "What the provider said about the hold: released (DELIVERED), or not-released (REJECTED).")
         String as;
 
         @Option(names = "--note", required = true, paramLabel = "TEXT",
-                description = "Why (what the provider said, and where), kept on the command. Never card data.")
+                description = "What the provider said and where; with --as released, the provider's reference for the release. "
+                        + "Kept on the command. Never card data.")
         String note;
 
         @Mixin

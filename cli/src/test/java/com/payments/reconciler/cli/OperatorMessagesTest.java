@@ -179,6 +179,21 @@ class OperatorMessagesTest {
         assertThat(help.out()).contains("--execution=NAME").contains("The execution's name").contains("Exit codes:");
     }
 
+    /**
+     * {@code commands resolve}'s help says what each {@code --as} means at the provider and what the command becomes: a
+     * person closes a command on what the provider told them, so the two answers must not be left to guess.
+     */
+    @Test
+    void resolvesHelpSaysWhatEachAnswerMeansAtTheProviderAndWhatIsRecorded() {
+        String help = run("commands", "resolve", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("--as released the provider confirms the hold is released")
+                .contains("ends DELIVERED").contains("the provider's reference for the release")
+                .contains("--as not-released the provider says the hold is not released: it was captured, or it is still held")
+                .contains("ends REJECTED without a release").contains("commands requeue")
+                .contains("resolvedBy").contains("resolvedAt").contains("resolutionNote").contains("never sent again");
+    }
+
     @Command(name = "undocumented", exitCodeListHeading = "%nExit codes:%n", exitCodeList = {"0:ok"})
     static final class Undocumented implements java.util.concurrent.Callable<Integer> {
         @Option(names = "--window")

@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  * @param queuedAt when it became PENDING: its creation, or an operator's latest requeue; its age for
  *                 {@link com.payments.reconciler.workflow.Timing#AUTOMATIC_DELIVERY_HORIZON} counts from here
  * @param firstAttemptAt when its first provider request was about to leave, if one ever was (a requeue keeps it): the
- *                       age {@link ForgottenKeys} judges the provider's memory of its idempotency key by
+ *                       age {@link ForgottenKeys} judges the provider's memory of its idempotency key by. A command created
+ *                       by a release that did not stamp (no {@code stampsFirstAttempt}) and never stamped since is read as
+ *                       first attempted at its creation: it may have been sent, and nothing sent it earlier
  */
 public record PendingCommand(String operationId, String authorisationId, long amountMinor, String currency,
                              Instant createdAt, Instant queuedAt, Optional<Instant> firstAttemptAt) {
@@ -43,6 +45,17 @@ public record PendingCommand(String operationId, String authorisationId, long am
     public PendingCommand attemptedFrom(Instant at) {
         return firstAttemptAt.isPresent() ? this
                 : new PendingCommand(operationId, authorisationId, amountMinor, currency, createdAt, queuedAt, Optional.of(at));
+    }
+
+    /**
+     * Whether the command was created by a release that stamps the first attempt before any request, so that no stamp
+     * means never sent. Otherwise (an earlier release's command: it may have been sent, and a lost answer left no trace on
+     * it nor in our idempotency record, which Powertools deletes when the call throws) only its creation bounds its first
+     * attempt from below, and the provider is asked before it is sent again once that bound is older than the key's memory.
+     */
+    static boolean stampedBeforeEveryRequest(Map<String, AttributeValue> item) {
+        AttributeValue marker = item.get(ReleaseCommands.STAMPS_FIRST_ATTEMPT);
+        return marker != null && Boolean.TRUE.equals(marker.bool());
     }
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
@@ -78,7 +91,7 @@ public record PendingCommand(String operationId, String authorisationId, long am
                 : createdAt;
         Optional<Instant> firstAttemptAt = item.containsKey(ReleaseCommands.FIRST_ATTEMPT_AT)
                 ? Optional.of(Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.FIRST_ATTEMPT_AT, what)))
-                : Optional.empty();
+                : stampedBeforeEveryRequest(item) ? Optional.empty() : Optional.of(createdAt);
         return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt, firstAttemptAt);
     }
 }

@@ -191,6 +191,8 @@ final class ProtectedWriteItems {
         command.put(ReleaseCommands.WINDOW_ID, s(windowId));
         command.put(ReleaseCommands.CREATED_AT, n(now.toEpochMilli()));
         command.put(ReleaseCommands.ATTEMPTS, n(0));
+        // Delivery stamps this command's first attempt before its first request: absent, firstAttemptAt means "never sent".
+        command.put(ReleaseCommands.STAMPS_FIRST_ATTEMPT, AttributeValue.fromBool(true));
         command.put(ReleaseCommands.AMOUNT_MINOR, n(candidate.amountMinor()));
         command.put(ReleaseCommands.CURRENCY, s(candidate.currency()));
         command.put(ReleaseCommands.DELIVERY_SHARD, s(candidate.shard()));

@@ -133,6 +133,12 @@ public final class Tables {
          * provider's status lookup before sending again. Absent: never attempted.
          */
         public static final String FIRST_ATTEMPT_AT = "firstAttemptAt";
+        /**
+         * Written (true) when the command is created, by releases that stamp {@link #FIRST_ATTEMPT_AT} before any request.
+         * A command without it was created by an earlier release, which sent requests without stamping: without a stamp it
+         * is read as first attempted at its {@link #CREATED_AT} (docs/decisions.md, "Commands from before the stamps").
+         */
+        public static final String STAMPS_FIRST_ATTEMPT = "stampsFirstAttempt";
         /** An operator's closing of a parked command ({@code commands resolve}): who (caller identity), when (epoch ms), why. */
         public static final String RESOLVED_BY = "resolvedBy";
         public static final String RESOLVED_AT = "resolvedAt";

@@ -132,7 +132,11 @@ public final class Timing {
      * few Lambda invocations and state transitions; the deadline check stops a call earlier if needed.
      */
     public static final int RECONCILE_CANDIDATES_PER_CALL = 2000;
-    public static final int DELIVERY_BATCH_SIZE = 100;
+    /**
+     * Commands per delivery page: what one fenced transaction stamps with their first attempt before any of them is sent
+     * (the lease check and 99 updates fill a transaction's 100 items), so a page costs one stamp transaction, not two.
+     */
+    public static final int DELIVERY_BATCH_SIZE = 99;
     /** Concurrent provider calls inside one DeliverCommands invocation. */
     public static final int DELIVERY_PARALLELISM = 8;
 

@@ -156,6 +156,58 @@ class ForgottenKeysDeliveryTest {
         assertThat(batch.totals().escalated()).isEqualTo(1);
     }
 
+    /**
+     * Commands from before the stamps: an earlier release sent the command without stamping it, and the answer was lost
+     * (Powertools deleted its record when the call threw). Its item has neither {@code firstAttemptAt} nor the
+     * {@code stampsFirstAttempt} marker a stamping release writes at creation, so it is read as first attempted at its
+     * creation: the next night asks the provider instead of sending it blindly.
+     */
+    @Test
+    void aCommandAnEarlierReleaseSentWithoutAStampIsLookedUpFromItsCreationNotSentBlindly(LocalDynamo.Engine engine) {
+        List<String> ops = nightOneLosesTheAnswer(engine, SimulatedProvider.builder(), Fault.PERFORM_THEN_DROP);
+        String op = ops.getFirst();
+        asAnEarlierReleaseLeftIt(op, "REMOVE " + ReleaseCommands.FIRST_ATTEMPT_AT + ", " + ReleaseCommands.STAMPS_FIRST_ATTEMPT);
+        int requestsBefore = world.provider.effect(op).requests();
+        LeaseToken night2 = world.acquire("night-2", Timing.LEASE_DURATION);
+
+        world.invoke(handler(ProviderKeyRetention.DEFAULT), night2, 0, null, context);
+
+        assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.provider.lookups()).isEqualTo(1);
+        assertThat(world.provider.effect(op).requests()).as("no release request on night 2").isEqualTo(requestsBefore);
+        assertThat(world.provider.releasesOf("auth-1")).hasSize(1);
+        assertThat(world.command(op)).as("its bound is read from createdAt, not written").doesNotContainKey(ReleaseCommands.FIRST_ATTEMPT_AT);
+        assertThat(world.audit(true).violations()).isEmpty();
+    }
+
+    /**
+     * Known-bad: the same command read as "no stamp, never sent" (the marker left on, as if a stamping release had made
+     * it) is sent blindly, refused as already released, and ends REJECTED although its own first request released the
+     * hold — what every command an earlier release attempted would meet without the rule.
+     */
+    @Test
+    void theSameCommandReadAsNeverAttemptedIsSentBlindlyAndRefusedAsAlreadyReleased(LocalDynamo.Engine engine) {
+        List<String> ops = nightOneLosesTheAnswer(engine, SimulatedProvider.builder(), Fault.PERFORM_THEN_DROP);
+        String op = ops.getFirst();
+        asAnEarlierReleaseLeftIt(op, "REMOVE " + ReleaseCommands.FIRST_ATTEMPT_AT);
+        LeaseToken night2 = world.acquire("night-2", Timing.LEASE_DURATION);
+
+        world.invoke(handler(ProviderKeyRetention.DEFAULT), night2, 0, null, context);
+
+        assertThat(world.provider.lookups()).isZero();
+        assertThat(world.provider.forgottenKeys()).isEqualTo(1);
+        assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_REJECTED);
+        // (The set-up's own write, a change of firstAttemptAt alone without a lease check, is an I1 finding here.)
+        assertThat(world.audit(true).violations()).filteredOn(v -> v.invariant().equals("I4")).singleElement()
+                .satisfies(v -> assertThat(v.detail()).contains("ended REJECTED but the provider performed its release under " + op));
+    }
+
+    /** Rewrites the command as stored by an earlier release (test set-up, outside the audit's write log's concern: I1 aside). */
+    private void asAnEarlierReleaseLeftIt(String operationId, String update) {
+        world.dynamo.updateItem(b -> b.tableName(world.engine.tables().releaseCommands())
+                .key(Map.of(ReleaseCommands.OPERATION_ID, AttributeValue.fromS(operationId))).updateExpression(update));
+    }
+
     /** A backlog command never attempted is sent the next night without a lookup: it has no key to forget. */
     @Test
     void aCommandNeverAttemptedIsSentWithoutALookupHoweverOld(LocalDynamo.Engine engine) {

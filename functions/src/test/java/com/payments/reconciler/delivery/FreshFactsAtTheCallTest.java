@@ -143,7 +143,8 @@ class FreshFactsAtTheCallTest {
     void theFactsOfAPageOfCommandsAreReadInTwoRequestsNotOnePerRound(LocalDynamo.Engine engine) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
         LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
-        List<String> ops = world.command(lease, DeliveryWorld.ids("auth", 100).toArray(String[]::new));
+        // One delivery page (99 commands: what one stamp transaction covers): two reads of up to 50 commands' keys.
+        List<String> ops = world.command(lease, DeliveryWorld.ids("auth", Timing.DELIVERY_BATCH_SIZE).toArray(String[]::new));
         List<Integer> keysPerRead = new CopyOnWriteArrayList<>();
         List<Boolean> consistent = new CopyOnWriteArrayList<>();
         ExecutionInterceptor reads = new ExecutionInterceptor() {
@@ -159,7 +160,7 @@ class FreshFactsAtTheCallTest {
         DeliveryBatch result = world.invoke(world.handlerReadingThrough(world.fixedGuard(), Timing.DELIVERY_PARALLELISM, world.client(),
                 DeliveryWorld.UNMETERED, reads), lease, 0, null, context);
 
-        assertThat(result.totals().delivered()).isEqualTo(100);
+        assertThat(result.totals().delivered()).isEqualTo(Timing.DELIVERY_BATCH_SIZE);
         assertThat(ops).allSatisfy(op -> assertThat(world.provider.effect(op).requests()).isEqualTo(1));
         assertThat(keysPerRead).as("keys per BatchGetItem").hasSize(2).allSatisfy(keys -> assertThat(keys).isLessThanOrEqualTo(100));
         assertThat(consistent).containsOnly(true);

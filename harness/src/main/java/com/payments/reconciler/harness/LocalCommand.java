@@ -81,7 +81,9 @@ final class LocalCommand implements Callable<Integer> {
     String engine;
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response or ended-after-decision (voids, expiries and "
-            + "captures published between the decision and delivery: none may be released).")
+            + "captures published between the decision and delivery: none may be released). With --nights N > 1 only provider-lost-response: "
+            + "answers lost on night 1, parked, requeued by an operator before the first night the provider has forgotten their keys "
+            + "(--provider-key-retention), each of which must end DELIVERED with its one release.")
     String scenario;
 
     /**
@@ -171,7 +173,12 @@ final class LocalCommand implements Callable<Integer> {
 
     /** {@code --nights N} with N > 1: the series on one moved clock (MultiNightRun). */
     private int nights(PrintWriter out, PrintWriter console, WindowConfig config, Instant now) throws Exception {
-        for (String single : List.of(EventsFile.FLAG, "--scenario", "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
+        boolean lostResponses = scenario(scenario) == LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
+        if (scenario != null && !lostResponses) {
+            throw new IllegalArgumentException("--scenario: with --nights N > 1 only provider-lost-response (answers lost on night 1 "
+                    + "that outlive it) is accepted, was '" + scenario + "'; give --nights 1 for the others");
+        }
+        for (String single : List.of(EventsFile.FLAG, "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
                 "--settled-fraction")) {
             if (spec.commandLine().getParseResult().hasMatchedOption(single)) {
                 throw new IllegalArgumentException(single + ": one night only; with --nights N > 1 the platform's feed decides "
@@ -189,9 +196,10 @@ final class LocalCommand implements Callable<Integer> {
         WindowId first = window == null ? new WindowId(last.date().minusDays(nights - 1)) : WindowId.parse(window, "--window");
         WindowOptions.requireStartable(config, new WindowId(first.date().plusDays(nights - 1)), now);
         OutputDirectory.requireWritable(dumpState, "--dump-state");
+        ProviderKeyRetention retention = keyRetention(providerKeyRetention).orElse(ProviderKeyRetention.DEFAULT);
         int perDay = spec.commandLine().getParseResult().hasMatchedOption("--authorisations") ? authorisations : 2_000;
         var report = new com.payments.reconciler.harness.nights.MultiNightRun(new com.payments.reconciler.harness.nights.MultiNightRun.Options(
-                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir), line -> {
+                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir, lostResponses, retention), line -> {
             console.println(line);
             console.flush();
         }, Clock.systemUTC()).run();
@@ -200,11 +208,23 @@ final class LocalCommand implements Callable<Integer> {
         } else {
             out.println();
             out.printf("%d nights from %s, engine %s, operator rerun on night %d%n", nights, first, report.engine(), report.operatorRerunNight());
-            out.println("night       status      read  released  delivered  DynamoDB requests  invariants");
-            for (RunReport night : report.nights()) {
-                out.printf("%s  %-9s %6d  %8d  %9d  %17d  %s%n", night.window(), night.execution().status(), night.counts().candidatesRead(),
+            out.println("night       status      read  released  delivered  DynamoDB requests  lookups  forgotten keys  invariants");
+            for (int i = 0; i < report.nights().size(); i++) {
+                RunReport night = report.nights().get(i);
+                out.printf("%s  %-9s %6d  %8d  %9d  %17d  %7d  %14d  %s%n", night.window(), night.execution().status(), night.counts().candidatesRead(),
                         night.counts().releaseRequested(), night.counts().delivered(), night.cost().dynamodbRequests(),
+                        report.providerKeys().lookups().get(i), report.providerKeys().forgottenKeys().get(i),
                         night.invariantsHold() ? "✓" : "✗ " + night.invariants());
+            }
+            out.println("the provider (one for all nights, keeping keys " + report.providerKeys().retention() + "): "
+                    + report.providerKeys().lookupsTotal() + " status lookups, " + report.providerKeys().forgottenKeysTotal()
+                    + " requests under a key it had forgotten");
+            if (report.lostResponses() != null) {
+                var lost = report.lostResponses();
+                out.println("lost responses (night 1): " + lost.operations().size() + " commands, requeued before night "
+                        + lost.requeuedBeforeNight() + "; now " + lost.statuses().values() + ", releases performed "
+                        + lost.releasesPerformed().values() + (lost.eachReleasedOnce() ? " ✓ each released exactly once and DELIVERED"
+                        : " ✗ not each released exactly once and DELIVERED"));
             }
             out.println("history: last night's DynamoDB requests over the second's " + report.history().lastToSecondNight()
                     + ", candidates read " + report.history().candidatesLastToSecondNight());

@@ -32,6 +32,7 @@ import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.ProviderKeyRetention;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -77,13 +78,34 @@ public final class MultiNightRun {
      * @param firstWindow the first night's window
      * @param perDay the platform's new authorisations a day
      */
+    /**
+     * @param lostResponses        {@code --scenario provider-lost-response}: answers lost on night 1 that outlive it ({@link LostResponses})
+     * @param providerKeeps        how long the one simulated provider of the series keeps idempotency keys, on the run's clock
+     * @param nightsTrust          the retention the nights are configured with (DeliverCommands' environment): the same as
+     *                             {@code providerKeeps} but in a test that shows what trusting the provider longer than it keeps keys does
+     */
     public record Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
-                          Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
+                          Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults, boolean lostResponses,
+                          ProviderKeyRetention providerKeeps, ProviderKeyRetention nightsTrust) {
         public Options {
             if (nights < 1) {
                 throw new IllegalArgumentException("--nights must be at least 1, was " + nights);
             }
             dynamoFaults = List.copyOf(dynamoFaults);
+        }
+
+        /** A series with faults ({@code chaos --nights}), the stack's key retention. */
+        public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
+                       Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
+            this(firstWindow, nights, config, perDay, seed, dumpState, workDir, dynamoFaults, providerFaults, false,
+                    ProviderKeyRetention.DEFAULT, ProviderKeyRetention.DEFAULT);
+        }
+
+        /** {@code local --nights N [--scenario provider-lost-response] [--provider-key-retention D]}. */
+        public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
+                       Path workDir, boolean lostResponses, ProviderKeyRetention keyRetention) {
+            this(firstWindow, nights, config, perDay, seed, dumpState, workDir, List.of(), ProviderFaults.NONE, lostResponses,
+                    keyRetention, keyRetention);
         }
 
         /** A series without faults ({@code local --nights}, {@code bench --nights}). */
@@ -99,10 +121,11 @@ public final class MultiNightRun {
 
     /** The series' report: each night exactly as a single night's, the totals, and the invariants over all nights. */
     public record Report(List<RunReport> nights, Totals totals, Map<String, Boolean> invariants, History history, String engine,
-                         Integer operatorRerunNight) {
+                         Integer operatorRerunNight, ProviderKeys providerKeys, LostResponses.Outcome lostResponses) {
         public boolean succeeded() {
             return nights.stream().allMatch(n -> "SUCCEEDED".equals(n.execution().status()) && n.invariantsHold())
-                    && invariants.values().stream().allMatch(Boolean::booleanValue);
+                    && invariants.values().stream().allMatch(Boolean::booleanValue)
+                    && (lostResponses == null || lostResponses.eachReleasedOnce());
         }
 
         /**
@@ -131,6 +154,13 @@ public final class MultiNightRun {
                           Double candidatesLastToSecondNight) {
     }
 
+    /**
+     * The one simulated provider's memory of keys over the series (it is never reset between nights): per night, the
+     * status lookups it answered and the keys it had forgotten when a request came under them (a new request), and totals.
+     */
+    public record ProviderKeys(String retention, List<Long> lookups, List<Long> forgottenKeys, long lookupsTotal, long forgottenKeysTotal) {
+    }
+
     /** One line of {@link #PLATFORM_EVENTS}. */
     record Published(long publishedAt, boolean delivered, JsonNode event) {
     }
@@ -155,7 +185,8 @@ public final class MultiNightRun {
         interceptors.add(requests);
         interceptors.add(units);
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.faulty(), interceptors,
-                options.providerFaults(), options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS);
+                options.providerFaults(), options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS)
+                .withEnv(options.nightsTrust().environment());
         ExecutionInput first = options.config().inputFor(options.firstWindow());
         // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
         int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
@@ -173,9 +204,14 @@ public final class MultiNightRun {
         boolean i2 = true;
         boolean i3Published = true;
         long totalPublished = 0;
+        List<Long> lookups = new ArrayList<>();
+        List<Long> forgotten = new ArrayList<>();
+        LostResponses lost = new LostResponses();
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions);
              LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), "local-", LocalRun.localMapping(LocalPipeline.Hosting.IN_PROCESS))) {
             PlatformFeed feed = new PlatformFeed(queue, pipeline.lambdaEndpoint(), clock);
+            // One provider for the whole series, never reset: what it keeps and forgets carries from night to night.
+            pipeline.provider().keyRetention(options.providerKeeps().retention());
             int next = 0;
             for (int night = 0; night < options.nights(); night++) {
                 WindowId window = new WindowId(options.firstWindow().date().plusDays(night));
@@ -212,6 +248,17 @@ public final class MultiNightRun {
                         + recorded.tally().accepted() + " applied, " + recorded.tally().duplicates() + " duplicates, "
                         + recorded.tally().rejected() + " refused)");
 
+                if (options.lostResponses()) {
+                    if (night == 0) {
+                        lost.arm(pipeline, input.cutoff(), console);
+                    } else {
+                        lost.requeueOnceForgotten(pipeline, night + 1, input.windowStart(), options.providerKeeps().retention(),
+                                clock.instant(), console);
+                    }
+                }
+                long lookupsBefore = pipeline.provider().lookups();
+                long forgottenBefore = pipeline.provider().forgottenKeys();
+
                 // The night, at its window start.
                 moveTo(clock, input.windowStart());
                 pipeline.writeLog().clear();
@@ -244,6 +291,8 @@ public final class MultiNightRun {
                 RunReport report = report(window, scheduledRun, followed, countSuppressed(scheduled, again), pipeline, requests,
                         evidence, audit, invocationsBefore, recorded.tally());
                 reports.add(report);
+                lookups.add(pipeline.provider().lookups() - lookupsBefore);
+                forgotten.add(pipeline.provider().forgottenKeys() - forgottenBefore);
                 reads.add(report.counts().candidatesRead());
                 dynamo.add(scheduledRequests);
                 writeUnits.add(scheduledUnits.writeRequestUnits());
@@ -251,7 +300,8 @@ public final class MultiNightRun {
                 seconds.add(wallSeconds);
                 console.accept("night " + (night + 1) + " (" + window + "): " + report.execution().status() + ", " + report.counts().candidatesRead()
                         + " candidates read, " + report.counts().releaseRequested() + " releases requested, " + report.counts().delivered()
-                        + " delivered, " + report.cost().dynamodbRequests() + " DynamoDB requests, invariants " + report.invariants());
+                        + " delivered, " + report.cost().dynamodbRequests() + " DynamoDB requests, " + lookups.getLast()
+                        + " status lookups, " + forgotten.getLast() + " forgotten keys met, invariants " + report.invariants());
             }
             PipelineEvidence end = PipelineEvidence.of(pipeline);
             i2 = oneReleasePerAuthorisationEver(end.effects());
@@ -277,7 +327,10 @@ public final class MultiNightRun {
                     reports.getLast().counts().backlogLeft());
             History history = new History(List.copyOf(reads), List.copyOf(dynamo), List.copyOf(writeUnits), List.copyOf(readUnits), List.copyOf(seconds),
                     ratio(dynamo), ratio(reads));
-            return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1);
+            ProviderKeys keys = new ProviderKeys(options.providerKeeps().retention().toString(), List.copyOf(lookups), List.copyOf(forgotten),
+                    lookups.stream().mapToLong(Long::longValue).sum(), forgotten.stream().mapToLong(Long::longValue).sum());
+            return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1, keys,
+                    lost.outcome(pipeline).orElse(null));
         }
     }
 

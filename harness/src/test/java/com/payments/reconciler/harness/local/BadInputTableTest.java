@@ -441,6 +441,8 @@ class BadInputTableTest {
         command.put(ReleaseCommands.WINDOW_ID, AttributeValue.fromS(world.input().windowId()));
         command.put(ReleaseCommands.CREATED_AT, AttributeValue.fromN(Long.toString(world.clock.millis())));
         command.put(ReleaseCommands.ATTEMPTS, AttributeValue.fromN("0"));
+        // As this release creates a command: no stamp then means never sent, so delivery stamps it before its request.
+        command.put(ReleaseCommands.STAMPS_FIRST_ATTEMPT, AttributeValue.fromBool(true));
         command.put(ReleaseCommands.AMOUNT_MINOR, AttributeValue.fromN("1250"));
         command.put(ReleaseCommands.CURRENCY, AttributeValue.fromS("EUR"));
         command.put(ReleaseCommands.DELIVERY_SHARD, AttributeValue.fromS(shard));

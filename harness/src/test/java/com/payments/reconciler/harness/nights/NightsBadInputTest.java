@@ -18,6 +18,8 @@ class NightsBadInputTest {
             "--nights 367|--nights",
             "--nights 3 --engine lambda-sandboxes|--engine",
             "--nights 3 --scenario failover|--scenario",
+            "--nights 3 --scenario ended-after-decision|--scenario",
+            "--nights 3 --scenario provider-lost-response --provider-key-retention 24h|--provider-key-retention",
             "--nights 3 --dry-run|--dry-run",
             "--nights 3 --faults provider-5xx=0.1|--faults",
             "--nights 3 --events missing.jsonl|--events",
