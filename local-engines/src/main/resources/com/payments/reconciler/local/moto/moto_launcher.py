@@ -9,6 +9,7 @@ Why each patch exists (see shared/notes/dynamodb-local.md and step-functions-loc
   * transactions_patch: a transaction's rollback copies the items it names, not whole tables.
   * index_patch: a GSI query reads a maintained index instead of scanning the table.
   * sqs_patch: ReceiveMessage checks a message's retention without computing every queue attribute per message.
+  * expression_patch: an UpdateExpression is parsed once per string and its tree copied by pickle, not deep-copied.
 
 Usage: python3 moto_launcher.py PORT   (prints "READY <port>" on stdout once listening)
 """
@@ -95,6 +96,8 @@ def main():
     index_patch.install()
     import sqs_patch
     sqs_patch.install()
+    import expression_patch
+    expression_patch.install()
 
     class QuietHandler(WSGIRequestHandler):
         def log_request(self, *args, **kwargs):
