@@ -10,6 +10,7 @@ Why each patch exists (see shared/notes/dynamodb-local.md and step-functions-loc
   * index_patch: a GSI query reads a maintained index instead of scanning the table.
   * sqs_patch: ReceiveMessage checks a message's retention without computing every queue attribute per message.
   * expression_patch: an UpdateExpression is parsed once per string and its tree copied by pickle, not deep-copied.
+  * serialize_patch: Query, Scan, GetItem and BatchGetItem answers are written as JSON directly, not walked by shape.
 
 Usage: python3 moto_launcher.py PORT   (prints "READY <port>" on stdout once listening)
 """
@@ -98,6 +99,8 @@ def main():
     sqs_patch.install()
     import expression_patch
     expression_patch.install()
+    import serialize_patch
+    serialize_patch.install()
 
     class QuietHandler(WSGIRequestHandler):
         # Buffered: werkzeug writes a response's status line and headers, then its body, then flushes; unbuffered
