@@ -24,8 +24,16 @@ public record DeliveryProgress(long requested, int shards, double quota, int con
         }
     }
 
-    /** The line for {@code delivered} (per shard number, releases performed so far) at {@code now}. */
+    /** The line for {@code delivered} (per shard number, releases performed so far) at {@code now}, without shard backlogs. */
     public String line(Map<Integer, Long> delivered, Instant now) {
+        return line(delivered, Map.of(), now);
+    }
+
+    /**
+     * The line for {@code delivered} at {@code now}, each shard's count "n of m" where {@code backlog} has its m (the
+     * shard's commands when delivery started).
+     */
+    public String line(Map<Integer, Long> delivered, Map<Integer, Long> backlog, Instant now) {
         double seconds = Math.max(0.001, Duration.between(started, now).toMillis() / 1000.0);
         long done = delivered.values().stream().mapToLong(Long::longValue).sum();
         StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  delivery: %,d of %,d released, %.1f/s (quota %s/s)",
@@ -33,7 +41,9 @@ public record DeliveryProgress(long requested, int shards, double quota, int con
         String share = number(quota / concurrentShards);
         for (int shard = 0; shard < shards; shard++) {
             long n = delivered.getOrDefault(shard, 0L);
-            line.append(String.format(Locale.ROOT, "; shard %d: %,d, %.1f/s of %s/s", shard, n, n / seconds, share));
+            Long of = backlog.get(shard);
+            line.append(String.format(Locale.ROOT, "; shard %d: %,d%s, %.1f/s of %s/s", shard, n,
+                    of == null ? "" : String.format(Locale.ROOT, " of %,d", of), n / seconds, share));
         }
         return line.toString();
     }

@@ -201,9 +201,14 @@ public final class LocalRun {
                     if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
                         dropFirstResponses(pipeline, expected);
                     }
+                    // Each shard's backlog for its progress line, counted before its first delivery call runs.
+                    ShardBacklog backlog = new ShardBacklog(input.shards(),
+                            new com.payments.reconciler.delivery.PendingCommands(pipeline.dynamo(), pipeline.tables().releaseCommands())::count);
+                    pipeline.hook(backlog);
                     StartResult first = deliverScheduleEvent(pipeline, scheduledTime);
                     StartResult second = deliverScheduleEvent(pipeline, scheduledTime);
-                    followed.add(follow(pipeline, first.executionArn(), expected));
+                    followed.add(follow(pipeline, first.executionArn(), expected, backlog::counted));
+                    pipeline.hook(InvocationHook.NONE);
                     yield countSuppressed(first, second);
                 }
                 case DUPLICATE_START -> duplicateStart(pipeline, scheduledTime, expected, followed);
@@ -295,6 +300,12 @@ public final class LocalRun {
     }
 
     private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected) {
+        return follow(pipeline, executionArn, expected, Map::of);
+    }
+
+    /** {@code backlog}: each shard's commands when delivery started, for the progress lines' "n of m" (empty: not counted). */
+    private ExecutionFollower.Followed follow(LocalPipeline pipeline, String executionArn, SyntheticData.Expected expected,
+                                              java.util.function.Supplier<Map<Integer, Long>> backlog) {
         String name = ExecutionName.lastSegmentOf(executionArn);
         console.accept("following " + name);
         // Times from the execution's start, as the console shows them (it may have started before it is followed).
@@ -303,7 +314,7 @@ public final class LocalRun {
         DeliveryWatch watch = new DeliveryWatch(pipeline, shards);
         NightProgress progress = new NightProgress(wall, console, requested -> new DeliveryProgress(requested, shards,
                 nightQuota(pipeline).requestsPerSecond(), Math.min(shards, com.payments.reconciler.workflow.Timing.DELIVERY_MAP_CONCURRENCY),
-                wall.instant()), watch::deliveredPerShard);
+                wall.instant()), watch::deliveredPerShard, backlog);
         // A tick a second: the clock decides when a delivery line is due (ProgressLines), the tick only asks.
         java.util.concurrent.ScheduledExecutorService ticker = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
                 Thread.ofVirtual().name("progress-tick").factory());

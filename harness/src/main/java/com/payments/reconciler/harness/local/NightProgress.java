@@ -27,11 +27,19 @@ final class NightProgress {
     /** The delivery's plan, given the releases the pages requested, read when delivery starts. */
     private final Function<Long, DeliveryProgress> plan;
     private final Supplier<Map<Integer, Long>> delivered;
+    /** Each shard's commands when delivery started (empty until known, e.g. in scenarios that do not count them). */
+    private final Supplier<Map<Integer, Long>> backlog;
     private volatile long requested;
     private volatile DeliveryProgress delivery;
     private volatile ProgressLines lines;
 
     NightProgress(Clock clock, Consumer<String> console, Function<Long, DeliveryProgress> plan, Supplier<Map<Integer, Long>> delivered) {
+        this(clock, console, plan, delivered, Map::of);
+    }
+
+    NightProgress(Clock clock, Consumer<String> console, Function<Long, DeliveryProgress> plan, Supplier<Map<Integer, Long>> delivered,
+                  Supplier<Map<Integer, Long>> backlog) {
+        this.backlog = backlog;
         this.clock = clock;
         this.console = console;
         this.plan = plan;
@@ -54,7 +62,7 @@ final class NightProgress {
         DeliveryProgress current = delivery;
         ProgressLines out = lines;
         if (current != null && out != null) {
-            out.offer(() -> current.line(delivered.get(), clock.instant()));
+            out.offer(() -> current.line(delivered.get(), backlog.get(), clock.instant()));
         }
     }
 

@@ -85,6 +85,37 @@ class ProgressOutputTest {
     }
 
     @Test
+    void deliveryPrintsEachShardsReleasesOfItsBacklog() {
+        MutableClock clock = new MutableClock(T0);
+        List<String> printed = new ArrayList<>();
+        Map<Integer, Long> delivered = new HashMap<>();
+        java.util.concurrent.atomic.AtomicInteger counts = new java.util.concurrent.atomic.AtomicInteger();
+        ShardBacklog backlog = new ShardBacklog(2, shard -> {
+            counts.incrementAndGet();
+            return shard == 0 ? 1_030L : 970L;
+        });
+        NightProgress progress = new NightProgress(clock, printed::add,
+                requested -> new DeliveryProgress(requested, 2, 160, 2, clock.instant()), () -> Map.copyOf(delivered), backlog::counted);
+        progress.on(exited(3, 2, "ReconcilePage", "{\"page\":{\"more\":false,\"totals\":{\"candidates\":2200,\"releaseRequested\":2000}}}"));
+        progress.on(event(4, 3, HistoryEventType.MAP_STATE_ENTERED, "DeliverReleases", "{}", true));
+        // Counted once, at the first delivery call and not before: other functions' invocations do not count.
+        backlog.before(com.payments.reconciler.workflow.LambdaFunction.RECONCILE_PAGE, 1, new byte[0]);
+        assertThat(backlog.counted()).isEmpty();
+        backlog.before(com.payments.reconciler.workflow.LambdaFunction.DELIVER_COMMANDS, 1, new byte[0]);
+        backlog.before(com.payments.reconciler.workflow.LambdaFunction.DELIVER_COMMANDS, 2, new byte[0]);
+        for (int second = 1; second <= 5; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            delivered.put(0, 80L * second);
+            delivered.put(1, 76L * second);
+            progress.tick();
+        }
+
+        assertThat(counts).hasValue(2);
+        assertThat(printed).containsExactly(
+                "  delivery: 780 of 2,000 released, 156.0/s (quota 160/s); shard 0: 400 of 1,030, 80.0/s of 80/s; shard 1: 380 of 970, 76.0/s of 80/s");
+    }
+
+    @Test
     void aChoiceAfterAPageDoesNotRepeatThePagesCounts() {
         HistoryRenderer renderer = new HistoryRenderer(T0);
         String page = "{\"lease\":{\"epoch\":1},\"page\":{\"more\":true,\"totals\":{\"candidates\":2000,\"releaseRequested\":1808}}}";
