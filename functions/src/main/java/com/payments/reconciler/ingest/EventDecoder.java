@@ -131,8 +131,6 @@ public final class EventDecoder {
         return out;
     }
 
-    /** Version 1's fields of each type, exactly. */
-    static final Map<String, List<String>> FIELDS = fields(VERSION_1);
 
     static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final String PROVIDER_REFERENCE_TEXT = "the provider's id of the authorisation (e.g. a Stripe PaymentIntent id pi_..., "
