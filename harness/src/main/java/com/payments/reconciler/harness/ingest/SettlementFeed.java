@@ -67,7 +67,7 @@ public final class SettlementFeed implements AutoCloseable {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         List<String> bodies = new ArrayList<>();
         for (String id : authorisationIds) {
-            bodies.add(Json.mapper().createObjectNode().put("version", 1).put("type", type).put("eventId", "ended-mid-run:" + id)
+            bodies.add(Json.mapper().createObjectNode().put("version", EventDecoder.VERSION).put("type", type).put("eventId", "ended-mid-run:" + id)
                     .put("authorisationId", id).put("endedAt", now.toString()).toString());
         }
         return publish(bodies, "end");
@@ -100,7 +100,7 @@ public final class SettlementFeed implements AutoCloseable {
     private String settlement(String authorisationId, String eventSuffix, Instant settledAt) {
         Map<String, AttributeValue> item = pipeline.dynamo().getItem(b -> b.tableName(pipeline.tables().authorisations()).consistentRead(true)
                 .key(Map.of(Authorisations.AUTHORISATION_ID, AttributeValue.fromS(authorisationId)))).item();
-        ObjectNode event = Json.mapper().createObjectNode().put("version", 1).put("type", "settlement.posted")
+        ObjectNode event = Json.mapper().createObjectNode().put("version", EventDecoder.VERSION).put("type", "settlement.posted")
                 .put("eventId", "settled-" + eventSuffix + ":" + authorisationId).put("authorisationId", authorisationId)
                 .put("amountMinor", Long.parseLong(item.get(Authorisations.AMOUNT_MINOR).n()))
                 .put("currency", item.get(Authorisations.CURRENCY).s())
