@@ -137,6 +137,27 @@ class LifecycleDecisionTest {
                         new Next.DuplicateAfter(new LeaveIndexOnSettlement(CAPTURE_2), "event already applied")),
                 arguments("a capture after a version 1 settlement: the first stays, as in version 1", firstCapture, settlement("evt-s0", Map.of()),
                         new Next.Duplicate("the authorisation already has a settlement (event evt-s0)")),
+                // Items a platform wrote itself may lack fields: the rules still decide (nothing read from an absent field).
+                arguments("an increment on an item without currency, amount or change time: applied", increment,
+                        new StoredAuthorisation("AUTHORISED", Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                                Optional.of(AT), Optional.empty(), Set.of(), Optional.empty()),
+                        new Next.Write(increment)),
+                arguments("an increment exactly as old as the last change: not superseded", increment,
+                        auth("AUTHORISED", 2599, "EUR", Set.of(), INCREMENT.incrementedAt(), null), new Next.Write(increment)),
+                arguments("a reversal on an item without currency: applied", reduce,
+                        new StoredAuthorisation("AUTHORISED", Optional.empty(), Optional.empty(), Optional.of(2599L), Optional.empty(), Optional.empty(),
+                                Optional.of(AT), Optional.empty(), Set.of(), Optional.empty()),
+                        new Next.Write(reduce)),
+                arguments("a reversal of all on a platform's voided item without an end event: nothing to cancel", reduce,
+                        auth("VOIDED", 500, "EUR", Set.of(), null, null),
+                        new Next.Duplicate("the authorisation is no longer pending (state VOIDED): a partial reversal changes nothing the reconciler decides")),
+                arguments("a reversal of all on a settlement's stub: nothing to cancel", reduce, auth("UNKNOWN", 500, "EUR", Set.of(), null, null),
+                        new Next.Duplicate("the authorisation is no longer pending (state UNKNOWN): a partial reversal changes nothing the reconciler decides")),
+                arguments("a version 1 settlement after numbered captures: the first stays", new RecordSettlement(
+                                new SettlementPosted("evt-s9", "auth-1", 700, "EUR", AT)), settlement("evt-s1", Map.of(1, 500L)),
+                        new Next.Duplicate("the authorisation already has a settlement (event evt-s1)")),
+                arguments("a capture on captures stored without currency: added", firstCapture,
+                        new StoredSettlement(Optional.of("evt-s1"), Optional.of(AT), Optional.empty(), Map.of(1, 500L)), new Next.Write(addCapture)),
                 arguments("a capture in another currency: a conflict naming currency", firstCapture,
                         new StoredSettlement(Optional.of("evt-s1"), Optional.of(AT), Optional.of("GBP"), Map.of(1, 500L)),
                         new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "currency",
@@ -161,5 +182,20 @@ class LifecycleDecisionTest {
                 }
             }
         }
+    }
+
+    /** providerReference on a repeated create: a differing one is a conflict; one side without it is the same authorisation. */
+    @Test
+    void aRepeatedCreateComparesProviderReferencesOnlyWhenBothHaveOne() {
+        var created = new IngestEvent.AuthorisationCreated("evt-c2", "auth-1", 2599, "EUR", "m-1", AT, Optional.of("pi_b"));
+        IngestWrite create = new IngestWrite.CreateAuthorisation(created, "1");
+        StoredAuthorisation withA = new StoredAuthorisation("AUTHORISED", Optional.of("evt-c"), Optional.empty(), Optional.of(2599L),
+                Optional.of("EUR"), Optional.of("m-1"), Optional.of(AT), Optional.of("pi_a"));
+        StoredAuthorisation without = new StoredAuthorisation("AUTHORISED", Optional.of("evt-c"), Optional.empty(), Optional.of(2599L),
+                Optional.of("EUR"), Optional.of("m-1"), Optional.of(AT), Optional.empty());
+        assertThat(((Next.Conflict) decision.afterConditionFailed(create, withA)).refusal().field()).isEqualTo("providerReference");
+        assertThat(decision.afterConditionFailed(create, without)).isInstanceOf(Next.Duplicate.class);
+        var noReference = new IngestEvent.AuthorisationCreated("evt-c3", "auth-1", 2599, "EUR", "m-1", AT);
+        assertThat(decision.afterConditionFailed(new IngestWrite.CreateAuthorisation(noReference, "1"), withA)).isInstanceOf(Next.Duplicate.class);
     }
 }

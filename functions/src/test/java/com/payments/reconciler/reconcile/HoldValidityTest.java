@@ -49,6 +49,15 @@ class HoldValidityTest {
         assertThat(HoldValidity.dueAt(at, Optional.of(at.plusSeconds(1)), GRACE)).isEqualTo(at.plus(GRACE));
     }
 
+    @Test
+    void aCandidateCarriesItsValidity() {
+        Instant old = CUTOFF.minusSeconds(3600);
+        Candidate held = new Candidate("a-1", 1, 100, "EUR", old, "0", Optional.empty(), Optional.of(WINDOW_START.plusSeconds(1)));
+        Candidate due = new Candidate("a-2", 1, 100, "EUR", old, "0");
+        assertThat(HoldValidity.dueInWindow(held, GRACE, WINDOW_START)).isFalse();
+        assertThat(HoldValidity.dueInWindow(due, GRACE, WINDOW_START)).isTrue();
+    }
+
     /** The known-bad rule (version 1's: the grace alone) releases a hotel's hold early; this table would say so. */
     @Test
     void theGraceAloneWouldReleaseAHotelHoldEarly() {
