@@ -153,6 +153,7 @@ class EventDecoderTest {
                 bad(INCREMENTED.replace(",\"incrementedAt\":\"2026-11-29T10:00:00Z\"", ""), Refusal.Reason.MALFORMED, "incrementedAt", "required"),
                 bad(PARTLY_REVERSED.replace(",\"reversedAt\"", ",\"full\":true,\"reversedAt\""), Refusal.Reason.MALFORMED, "amountMinor", "must be absent with"),
                 bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":true,\"currency\":\"EUR\""), Refusal.Reason.MALFORMED, "currency", "must be absent with"),
+                bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":true,\"amountMinor\":5"), Refusal.Reason.MALFORMED, "amountMinor", "must be absent with"),
                 bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":false"), Refusal.Reason.MALFORMED, "full", "must be true"),
                 bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":\"true\""), Refusal.Reason.MALFORMED, "full", "must be true"),
                 bad(FULLY_REVERSED.replace("\"full\":true,", ""), Refusal.Reason.MALFORMED, "amountMinor", "required for a partial reversal"),
