@@ -3,9 +3,12 @@ package com.payments.reconciler.ingest;
 import com.payments.reconciler.ingest.EventDecoder.Decoded;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationIncremented;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationReversed;
 import com.payments.reconciler.ingest.IngestEvent.EndKind;
 import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +23,10 @@ class EventDecoderTest {
     private static final String CREATED = """
             {"version":1,"type":"authorisation.created","eventId":"evt-1","authorisationId":"auth-1",\
             "amountMinor":2599,"currency":"EUR","merchantId":"merchant-17","authorisedAt":"2026-11-28T14:03:07.512+01:00"}""";
+
+    /** Version 2's create with the provider's id of the authorisation (a Stripe PaymentIntent id). */
+    static final String V2_CREATED = CREATED.replace("\"version\":1", "\"version\":2")
+            .replace("\"authorisedAt\"", "\"providerReference\":\"pi_3MtwBwLkdIwHu7ix28a3tqPa\",\"authorisedAt\"");
 
     private final EventDecoder decoder = new EventDecoder();
 
@@ -40,8 +47,50 @@ class EventDecoderTest {
                 // A UUID-style id: digit groups shorter than 12, dash-separated, is not card data.
                 arguments(CREATED.replace("\"evt-1\"", "\"550e8400-e29b-41d4-a716-44665544abcd\""),
                         new AuthorisationCreated("550e8400-e29b-41d4-a716-44665544abcd", "auth-1", 2599, "EUR", "merchant-17",
-                                Instant.parse("2026-11-28T13:03:07.512Z"))));
+                                Instant.parse("2026-11-28T13:03:07.512Z"))),
+                arguments(V2_CREATED, new AuthorisationCreated("evt-1", "auth-1", 2599, "EUR", "merchant-17",
+                        Instant.parse("2026-11-28T13:03:07.512Z"), Optional.of("pi_3MtwBwLkdIwHu7ix28a3tqPa"))),
+                // An Adyen pspReference: sixteen characters, letters and digits.
+                arguments(V2_CREATED.replace("pi_3MtwBwLkdIwHu7ix28a3tqPa", "G7Q9ZK2MXBZN8V65"), new AuthorisationCreated("evt-1", "auth-1",
+                        2599, "EUR", "merchant-17", Instant.parse("2026-11-28T13:03:07.512Z"), Optional.of("G7Q9ZK2MXBZN8V65"))),
+                // Optional in version 2: the same create without it.
+                arguments(CREATED.replace("\"version\":1", "\"version\":2"), new AuthorisationCreated("evt-1", "auth-1", 2599, "EUR",
+                        "merchant-17", Instant.parse("2026-11-28T13:03:07.512Z"))),
+                arguments(V2_CREATED.replace("\"authorisedAt\"", "\"holdUntil\":\"2026-12-29T00:00:00Z\",\"authorisedAt\""),
+                        new AuthorisationCreated("evt-1", "auth-1", 2599, "EUR", "merchant-17", Instant.parse("2026-11-28T13:03:07.512Z"),
+                                Optional.of("pi_3MtwBwLkdIwHu7ix28a3tqPa"), Optional.of(Instant.parse("2026-12-29T00:00:00Z")))),
+                arguments(INCREMENTED, new AuthorisationIncremented("evt-i", "auth-1", 4000, "EUR", Instant.parse("2026-11-29T10:00:00Z"),
+                        Optional.of(Instant.parse("2026-12-29T10:00:00Z")))),
+                arguments(INCREMENTED.replace(",\"holdUntil\":\"2026-12-29T10:00:00Z\"", ""),
+                        new AuthorisationIncremented("evt-i", "auth-1", 4000, "EUR", Instant.parse("2026-11-29T10:00:00Z"), Optional.empty())),
+                arguments(PARTLY_REVERSED, new AuthorisationReversed("evt-r", "auth-1", 500, "EUR", Instant.parse("2026-11-29T11:00:00Z"))),
+                arguments(FULLY_REVERSED, new AuthorisationEnded("evt-f", "auth-1", EndKind.REVERSED, Instant.parse("2026-11-29T11:00:00Z"))),
+                arguments(CAPTURE, new SettlementPosted("evt-s2", "auth-1", 700, "EUR", Instant.parse("2026-11-30T02:10:00Z"),
+                        Optional.of(2), Optional.of(true))),
+                arguments(CAPTURE.replace(",\"finalCapture\":true", ""), new SettlementPosted("evt-s2", "auth-1", 700, "EUR",
+                        Instant.parse("2026-11-30T02:10:00Z"), Optional.of(2), Optional.empty())),
+                // The bounds of captureSequence, and a final capture that says more follow.
+                arguments(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":1").replace("\"finalCapture\":true", "\"finalCapture\":false"),
+                        new SettlementPosted("evt-s2", "auth-1", 700, "EUR", Instant.parse("2026-11-30T02:10:00Z"), Optional.of(1), Optional.of(false))),
+                arguments(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":9999"), new SettlementPosted("evt-s2", "auth-1", 700, "EUR",
+                        Instant.parse("2026-11-30T02:10:00Z"), Optional.of(9999), Optional.of(true))),
+                // holdUntil equal to the event's own time is accepted (not before it).
+                arguments(INCREMENTED.replace("2026-12-29T10:00:00Z", "2026-11-29T10:00:00Z"), new AuthorisationIncremented("evt-i", "auth-1", 4000,
+                        "EUR", Instant.parse("2026-11-29T10:00:00Z"), Optional.of(Instant.parse("2026-11-29T10:00:00Z")))));
     }
+
+    static final String INCREMENTED = """
+            {"version":2,"type":"authorisation.incremented","eventId":"evt-i","authorisationId":"auth-1","amountMinor":4000,\
+            "currency":"EUR","incrementedAt":"2026-11-29T10:00:00Z","holdUntil":"2026-12-29T10:00:00Z"}""";
+    static final String PARTLY_REVERSED = """
+            {"version":2,"type":"authorisation.reversed","eventId":"evt-r","authorisationId":"auth-1","amountMinor":500,\
+            "currency":"EUR","reversedAt":"2026-11-29T11:00:00Z"}""";
+    static final String FULLY_REVERSED = """
+            {"version":2,"type":"authorisation.reversed","eventId":"evt-f","authorisationId":"auth-1","full":true,\
+            "reversedAt":"2026-11-29T11:00:00Z"}""";
+    static final String CAPTURE = """
+            {"version":2,"type":"settlement.posted","eventId":"evt-s2","authorisationId":"auth-1","amountMinor":700,"currency":"EUR",\
+            "settledAt":"2026-11-30T02:10:00Z","captureSequence":2,"finalCapture":true}""";
 
     @ParameterizedTest
     @MethodSource("goodEvents")
@@ -56,7 +105,7 @@ class EventDecoderTest {
                 bad("", Refusal.Reason.MALFORMED, "event", "required, a JSON object"),
                 bad("{\"version\":1,", Refusal.Reason.MALFORMED, "event", "not valid JSON"),
                 bad("[1,2]", Refusal.Reason.MALFORMED, "event", "must be a JSON object"),
-                bad(CREATED.replace("\"version\":1", "\"version\":2"), Refusal.Reason.MALFORMED, "version", "must be the integer 1"),
+                bad(CREATED.replace("\"version\":1", "\"version\":3"), Refusal.Reason.MALFORMED, "version", "must be the integer 1 or 2"),
                 bad(CREATED.replace("\"version\":1", "\"version\":\"1\""), Refusal.Reason.MALFORMED, "version", "must be the integer 1"),
                 bad(CREATED.replace("\"version\":1,", ""), Refusal.Reason.MALFORMED, "version", "was absent"),
                 bad(CREATED.replace("authorisation.created", "authorisation.captured"), Refusal.Reason.MALFORMED, "type",
@@ -97,6 +146,25 @@ class EventDecoderTest {
                         "neither stored nor logged"),
                 bad(CREATED.replace("\"merchant-17\"", "\"m 5500 0000 0000 0004\""), Refusal.Reason.CARDHOLDER_DATA, "merchantId",
                         "Luhn-valid run of 12-19 digits"),
+                // Version 2's new fields and types.
+                bad(INCREMENTED.replace("\"version\":2", "\"version\":1"), Refusal.Reason.MALFORMED, "type", "must be one of"),
+                bad(INCREMENTED.replace("2026-12-29T10:00:00Z", "2026-11-29T09:59:59Z"), Refusal.Reason.MALFORMED, "holdUntil", "must not be before incrementedAt"),
+                bad(INCREMENTED.replace("2026-12-29T10:00:00Z", "soon"), Refusal.Reason.MALFORMED, "holdUntil", "ISO 8601"),
+                bad(INCREMENTED.replace(",\"incrementedAt\":\"2026-11-29T10:00:00Z\"", ""), Refusal.Reason.MALFORMED, "incrementedAt", "required"),
+                bad(PARTLY_REVERSED.replace(",\"reversedAt\"", ",\"full\":true,\"reversedAt\""), Refusal.Reason.MALFORMED, "amountMinor", "must be absent with"),
+                bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":true,\"currency\":\"EUR\""), Refusal.Reason.MALFORMED, "currency", "must be absent with"),
+                bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":true,\"amountMinor\":5"), Refusal.Reason.MALFORMED, "amountMinor", "must be absent with"),
+                bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":false"), Refusal.Reason.MALFORMED, "full", "must be true"),
+                bad(FULLY_REVERSED.replace("\"full\":true", "\"full\":\"true\""), Refusal.Reason.MALFORMED, "full", "must be true"),
+                bad(FULLY_REVERSED.replace("\"full\":true,", ""), Refusal.Reason.MALFORMED, "amountMinor", "required for a partial reversal"),
+                bad(PARTLY_REVERSED.replace(",\"currency\":\"EUR\"", ""), Refusal.Reason.MALFORMED, "currency", "required"),
+                bad(PARTLY_REVERSED.replace(",\"reversedAt\":\"2026-11-29T11:00:00Z\"", ""), Refusal.Reason.MALFORMED, "reversedAt", "required"),
+                bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":0"), Refusal.Reason.MALFORMED, "captureSequence", "from 1 to 9999"),
+                bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":10000"), Refusal.Reason.MALFORMED, "captureSequence", "from 1 to 9999"),
+                bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":\"2\""), Refusal.Reason.MALFORMED, "captureSequence", "an integer"),
+                bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":2.5"), Refusal.Reason.MALFORMED, "captureSequence", "an integer"),
+                bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":4294967298"), Refusal.Reason.MALFORMED, "captureSequence", "an integer"),
+                bad(CAPTURE.replace("\"finalCapture\":true", "\"finalCapture\":\"true\""), Refusal.Reason.MALFORMED, "finalCapture", "true or false"),
                 bad(CREATED.replace("2599", "4111111111111111"), Refusal.Reason.CARDHOLDER_DATA, "amountMinor", "looks like cardholder data"),
                 bad("{\"version\":1, 4111111111111111", Refusal.Reason.CARDHOLDER_DATA, "(the event)", "looks like cardholder data"));
     }

@@ -189,4 +189,24 @@ class IngestEventsHandlerTest {
                     .hasMessageStartingWith("SHARDS: must be an integer from 1 to 64");
         }
     }
+
+    /**
+     * Contract version 2: an increment that arrives before its create is neither applied nor refused (it is not a dead
+     * letter): it is reported for SQS to deliver again, and applies once the create is stored.
+     */
+    @Test
+    void anIncrementBeforeItsCreateIsLeftForSqsToDeliverAgainNotDeadLettered(LocalDynamo.Engine engine) {
+        String dlq = deadLetterQueue(engine);
+        IngestEventsHandler sending = handler(engine, metricLines, dlq);
+        String increment = """
+                {"version":2,"type":"authorisation.incremented","eventId":"evt-i","authorisationId":"auth-1","amountMinor":4000,\
+                "currency":"EUR","incrementedAt":"2026-11-29T10:00:00Z"}""";
+
+        assertThat(failedIds(sending.handle(sqsEvent(Map.of("m-1", increment))))).containsExactly("m-1");
+        assertThat(deadLetters(engine, dlq)).isEmpty();
+
+        sending.handle(sqsEvent(Map.of("m-2", EventIngestionTest.created("evt-1", "auth-1", 2599, "2026-11-28T10:00:00Z"))));
+        assertThat(failedIds(sending.handle(sqsEvent(Map.of("m-1", increment))))).isEmpty();
+        assertThat(metricLines).anySatisfy(line -> assertThat(line).contains("\"" + Metrics.INGEST_RETRIED + "\":1"));
+    }
 }

@@ -98,6 +98,9 @@ class BatchRoundsTest {
             new Row("stale and now authorised after the cutoff: final",
                     List.of("a@1"), reasons(none(), failed(authorisation("a", 2, "AUTHORISED", true, CUTOFF.plusSeconds(1))), none(), none()),
                     Map.of(0, "Stale"), List.of()),
+            new Row("stale and now valid until a given instant (an increment moved holdUntil): final here, a later night decides",
+                    List.of("a@1"), reasons(none(), failed(held(authorisation("a", 2, "AUTHORISED", true, BEFORE_CUTOFF))), none(), none()),
+                    Map.of(0, "Stale"), List.of()),
             new Row("stale after two re-decisions already: final",
                     List.of("a@1/2"), reasons(none(), failed(authorisation("a", 3, "AUTHORISED", true, BEFORE_CUTOFF)), none(), none()),
                     Map.of(0, "Stale"), List.of()),
@@ -347,6 +350,13 @@ class BatchRoundsTest {
         if (pending) {
             item.put(Authorisations.PENDING_SHARD, s("0"));
         }
+        return item;
+    }
+
+    /** The image with a holdUntil (contract version 2), as an increment or a create may have stored it. */
+    private static Map<String, AttributeValue> held(Map<String, AttributeValue> image) {
+        Map<String, AttributeValue> item = new java.util.HashMap<>(image);
+        item.put(Authorisations.HOLD_UNTIL, n(BEFORE_CUTOFF.plus(java.time.Duration.ofDays(31)).toEpochMilli()));
         return item;
     }
 

@@ -176,14 +176,23 @@ public final class PlatformFeed {
         }
     }
 
-    /** The events whose write is on the items: each ingestion write stores its event's id (docs/integration.md). */
+    /**
+     * The events whose write is on the items: each ingestion write stores its event's id (docs/integration.md), or, for a
+     * later numbered capture, its sequence.
+     */
     public static long appliedEvents(StoreSnapshot snapshot) {
         long n = 0;
         for (Map<String, AttributeValue> item : snapshot.of(Authorisations.SCHEMA)) {
             n += (item.containsKey(Authorisations.CREATED_EVENT_ID) ? 1 : 0) + (item.containsKey(Authorisations.END_EVENT_ID) ? 1 : 0);
+            // Contract version 2: each increment and partial reversal applied keeps its event id in a set.
+            AttributeValue changes = item.get(Authorisations.LIFECYCLE_EVENT_IDS);
+            n += changes != null && changes.hasSs() ? changes.ss().size() : 0;
         }
         for (Map<String, AttributeValue> item : snapshot.of(Settlements.SCHEMA)) {
             n += item.containsKey(Settlements.SETTLEMENT_EVENT_ID) ? 1 : 0;
+            // Numbered captures: the first stored is the settlement's event; each later one adds its sequence to the map.
+            AttributeValue captures = item.get(Settlements.CAPTURES);
+            n += captures != null && captures.hasM() && !captures.m().isEmpty() ? captures.m().size() - 1 : 0;
         }
         return n;
     }
