@@ -34,6 +34,7 @@ public final class EventDecoder {
     public static final String TYPE_VOIDED = "authorisation.voided";
     public static final String TYPE_EXPIRED = "authorisation.expired";
     public static final String TYPE_SETTLED = "settlement.posted";
+    public static final String TYPE_WATERMARK = "feed.watermark";
 
     static final String VERSION_FIELD = "version";
     static final String TYPE = "type";
@@ -45,13 +46,18 @@ public final class EventDecoder {
     static final String AUTHORISED_AT = "authorisedAt";
     static final String ENDED_AT = "endedAt";
     static final String SETTLED_AT = "settledAt";
+    static final String FEED = "feed";
+    static final String WATERMARK = "watermark";
+    /** The feeds a watermark may name: only the settlement feed's completeness gates a decision. */
+    static final List<String> FEEDS = List.of(com.payments.reconciler.store.Tables.Settlements.SETTLEMENTS_FEED);
 
     /** The fields of each type, exactly: anything else is refused, since it is how cardholder data would slip in. */
     static final Map<String, List<String>> FIELDS = Map.of(
             TYPE_CREATED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, MERCHANT_ID, AUTHORISED_AT),
             TYPE_VOIDED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
             TYPE_EXPIRED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
-            TYPE_SETTLED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT));
+            TYPE_SETTLED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT),
+            TYPE_WATERMARK, List.of(VERSION_FIELD, TYPE, EVENT_ID, FEED, WATERMARK));
 
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
     static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
@@ -112,7 +118,7 @@ public final class EventDecoder {
         String type = typeNode != null && typeNode.isTextual() ? typeNode.textValue() : null;
         List<String> fields = type == null ? null : FIELDS.get(type);
         if (fields == null) {
-            throw new InvalidInput(TYPE, "must be one of " + String.join(", ", List.of(TYPE_CREATED, TYPE_VOIDED, TYPE_EXPIRED, TYPE_SETTLED))
+            throw new InvalidInput(TYPE, "must be one of " + String.join(", ", List.of(TYPE_CREATED, TYPE_VOIDED, TYPE_EXPIRED, TYPE_SETTLED, TYPE_WATERMARK))
                     + ", was " + shown(typeNode));
         }
         Set<String> unknown = new LinkedHashSet<>();
@@ -125,6 +131,9 @@ public final class EventDecoder {
             throw new InvalidInput(unknown.iterator().next(), "unknown field for " + type + "; accepted fields are " + fields);
         }
         String eventId = id(root, EVENT_ID);
+        if (type.equals(TYPE_WATERMARK)) {
+            return watermark(root, eventId);
+        }
         String authorisationId = id(root, AUTHORISATION_ID);
         return switch (type) {
             case TYPE_CREATED -> new AuthorisationCreated(eventId, authorisationId, amount(root), currency(root),
@@ -134,6 +143,15 @@ public final class EventDecoder {
             case TYPE_SETTLED -> new SettlementPosted(eventId, authorisationId, amount(root), currency(root), instant(root, SETTLED_AT));
             default -> throw new IllegalStateException("type " + type + " has fields but no decoder");
         };
+    }
+
+    /** {@code feed.watermark}: no authorisation id; the feed must be one whose completeness the reconciler reads. */
+    private static IngestEvent watermark(JsonNode root, String eventId) {
+        String feed = text(root, FEED, "one of " + FEEDS);
+        if (!FEEDS.contains(feed)) {
+            throw new InvalidInput(FEED, "must be one of " + FEEDS + ", was " + shown(root.get(FEED)));
+        }
+        return new IngestEvent.FeedWatermark(eventId, feed, instant(root, WATERMARK));
     }
 
     private static String id(JsonNode root, String field) {

@@ -45,4 +45,11 @@ public sealed interface IngestWrite {
     /** The create of an authorisation whose settlement arrived first: its fields, AUTHORISED, never in the pending index. */
     record CompleteSettledAuthorisation(AuthorisationCreated event) implements IngestWrite {
     }
+
+    /**
+     * The feed's watermark item moves forward to the event's watermark; never back (a lower or equal one finds the
+     * condition false and is a duplicate).
+     */
+    record AdvanceWatermark(IngestEvent.FeedWatermark event) implements IngestWrite {
+    }
 }

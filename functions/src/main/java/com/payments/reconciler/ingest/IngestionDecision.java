@@ -67,6 +67,7 @@ public final class IngestionDecision {
             case AuthorisationCreated created -> new CreateAuthorisation(created, Shards.key(Shards.of(created.authorisationId(), shards)));
             case AuthorisationEnded ended -> new EndAuthorisation(ended);
             case SettlementPosted settled -> new RecordSettlement(settled);
+            case IngestEvent.FeedWatermark watermark -> new IngestWrite.AdvanceWatermark(watermark);
         };
     }
 
@@ -76,6 +77,7 @@ public final class IngestionDecision {
             case AuthorisationCreated created -> afterCreate(created, (StoredAuthorisation) stored);
             case AuthorisationEnded ended -> afterEnd(ended, (StoredAuthorisation) stored);
             case SettlementPosted settled -> afterSettlement(settled, (StoredSettlement) stored);
+            case IngestEvent.FeedWatermark watermark -> afterWatermark(watermark, (StoredItem.StoredWatermark) stored);
         };
     }
 
@@ -127,5 +129,17 @@ public final class IngestionDecision {
         // delivery compared against); a later one changes nothing the reconciler decides.
         return new Next.Duplicate("the authorisation already has a settlement (event "
                 + stored.settlementEventId().orElse("unrecorded") + ")");
+    }
+
+    /**
+     * The stored watermark is at or after this one (the only way the advance's condition fails): monotonic, so a late or
+     * repeated watermark changes nothing, and it is no refusal (publishers may repeat or reorder them freely).
+     */
+    static Next afterWatermark(IngestEvent.FeedWatermark event, StoredItem.StoredWatermark stored) {
+        if (stored.watermarkEventId().equals(Optional.of(event.eventId()))) {
+            return new Next.Duplicate("event already applied");
+        }
+        return new Next.Duplicate("the " + event.feed() + " feed's watermark is already at "
+                + stored.watermark().map(Object::toString).orElse("an unreadable value") + ", not before " + event.watermark());
     }
 }

@@ -18,4 +18,8 @@ public sealed interface StoredItem {
 
     record StoredSettlement(Optional<String> settlementEventId, Optional<Instant> settledAt) implements StoredItem {
     }
+
+    /** A feed's watermark item; {@code watermark} is empty when absent or unreadable. */
+    record StoredWatermark(Optional<String> watermarkEventId, Optional<Instant> watermark) implements StoredItem {
+    }
 }
