@@ -116,7 +116,12 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             throw new IllegalStateException("DeliverCommands needs its Lambda context (deadline and in-progress window)");
         }
         // Before any provider call: decisions committed while the feed was complete wait (PENDING) while it is not.
-        feed.requireComplete("delivering shard " + request.shard() + " of window " + request.window().windowId());
+        try {
+            feed.requireComplete("delivering shard " + request.shard() + " of window " + request.window().windowId());
+        } catch (com.payments.reconciler.workflow.FeedNotComplete notComplete) {
+            services.metrics().count(com.payments.reconciler.workflow.Metrics.FEED_NOT_COMPLETE, 1);
+            throw notComplete;
+        }
         // JsonHandler has put the request's log fields on this thread; the delivery threads put them on theirs.
         return new DeliveryCall(services, request, context, request.logContext()).deliver();
     }

@@ -87,7 +87,13 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         FencedWriter attempt = writer.forInvocation(context);
         Instant lastRenewal = renew(lease);
         // Before any decision of this call: a settlement not yet published would look like no settlement.
-        feed.requireComplete("deciding window " + window.windowId());
+        try {
+            feed.requireComplete("deciding window " + window.windowId());
+        } catch (com.payments.reconciler.workflow.FeedNotComplete notComplete) {
+            metrics.count(Metrics.FEED_NOT_COMPLETE, 1);
+            LOG.error("{}", notComplete.getMessage());
+            throw notComplete;
+        }
 
         Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
         ReconcileTotals totals = request.page().totals().withPage();

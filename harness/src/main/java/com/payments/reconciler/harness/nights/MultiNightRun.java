@@ -201,6 +201,8 @@ public final class MultiNightRun {
                     bodies.set(i, bodies.get(j));
                     bodies.set(j, swap);
                 }
+                // Then its settlement watermark: everything timed before the batch was published with it.
+                bodies.add(com.payments.reconciler.harness.local.SyntheticEvents.watermark("watermark:" + publishAt, publishAt));
                 long appliedBefore = PlatformFeed.appliedEvents(StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                 long publishedAt = clock.instant().toEpochMilli();
                 PlatformFeed.Recorded recorded = feed.feedRecorded(bodies, appliedBefore, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
