@@ -52,23 +52,10 @@ final class FeedOutage {
             published.add(body);
         }
         Instant watermark = now.minus(OUTAGE);
-        published.add(SyntheticEvents.watermark("watermark:" + watermark, watermark));
+        published.add(SyntheticEvents.watermark("watermark:" + watermark.toEpochMilli(), watermark));
         console.accept("settlement-feed-outage: the platform's settlement publisher stopped " + OUTAGE.toHours() + " h ago: " + heldBack
-                + " of " + settlements + " settlements not published, its last watermark " + watermark);
+                + " of " + settlements + " settlements not published, its last watermark " + watermark.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
         return List.copyOf(published);
-    }
-
-    /** The error message of a Lambda task's cause ({@code {"errorMessage": ...}}), or the cause as it is. */
-    static String message(java.util.Optional<String> cause) {
-        if (cause.isEmpty()) {
-            return "(no cause)";
-        }
-        try {
-            JsonNode node = JSON.readTree(cause.get());
-            return node.has("errorMessage") ? node.get("errorMessage").asText() : cause.get();
-        } catch (IOException | RuntimeException e) {
-            return cause.get();
-        }
     }
 
     /** Each published body as a line of {@link #PLATFORM_EVENTS}: when, and the event. */

@@ -221,7 +221,6 @@ public final class LocalRun {
             ExecutionFollower.Followed last = followed.getLast();
             PipelineEvidence evidence = PipelineEvidence.of(pipeline);
             if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
-                last.error().ifPresent(error -> console.accept("the night failed " + error + ": " + FeedOutage.message(last.cause())));
                 findings.addAll(FeedOutage.findings(last, evidence.effects(), platformEvents));
                 findings.forEach(f -> console.accept("SCENARIO: " + f));
             }
