@@ -36,8 +36,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Scenario settlement-feed-outage at the functions: the platform stopped publishing settlements and watermarks a day
  * before the window. The night decides nothing and delivers nothing ({@link FeedNotComplete}); on the same tables, once
- * the feed caught up (watermark advanced), the rerun releases what is due. On main's code (no gate) the first
- * ReconcilePage call commits both releases: the "nothing written" assertions fail.
+ * the feed caught up (watermark advanced), the rerun releases what is due. Shown failing without the gate: with the
+ * {@code requireComplete} call taken out of ReconcilePage, the stale night's first call decides (no FeedNotComplete);
+ * taken out of DeliverCommands, the stale delivery sends.
  */
 @ExtendWith(LocalDynamo.class)
 class SettlementFeedOutageTest {
