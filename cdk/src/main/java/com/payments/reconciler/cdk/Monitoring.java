@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
+import software.amazon.awscdk.services.cloudwatch.MathExpression;
 import software.amazon.awscdk.services.cloudwatch.AlarmStatusWidget;
 import software.amazon.awscdk.services.cloudwatch.ComparisonOperator;
 import software.amazon.awscdk.services.cloudwatch.Dashboard;
@@ -86,6 +87,8 @@ public final class Monitoring extends Construct {
      */
     static final Duration BACKLOG_PERIOD = Duration.seconds(Timing.EXECUTION_TIMEOUT.toSeconds());
     public static final String INGEST_DEAD_LETTERS = "IngestDeadLetters";
+    /** ReconcilePage or DeliverCommands refused to release on a stale settlement watermark (the execution fails FeedNotComplete). */
+    public static final String FEED_NOT_COMPLETE = "FeedNotComplete";
     public static final String INGEST_QUEUE_AGE = "IngestQueueAge";
     /**
      * Fifteen minutes: five visibility timeouts, so a batch retried after a transient failure does not page anyone,
@@ -192,6 +195,16 @@ public final class Monitoring extends Construct {
         levelAlarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: refused (malformed, card data, "
                 + "a conflict) or not applied in " + Ingestion.MAX_RECEIVE_COUNT + " receives. IngestEvents' log names the reason by "
                 + "message id (docs/integration.md); nothing of the event was written", ingestDeadLetters);
+        // Either function may refuse (at the decision, or before delivery if the feed went stale in between): one alarm on both.
+        IMetric feedNotComplete = MathExpression.Builder.create().label(Metrics.FEED_NOT_COMPLETE).period(PERIOD)
+                .expression("FILL(decide, 0) + FILL(deliver, 0)")
+                .usingMetrics(Map.of("decide", emitted(Metrics.FEED_NOT_COMPLETE, LambdaFunction.RECONCILE_PAGE),
+                        "deliver", emitted(Metrics.FEED_NOT_COMPLETE, LambdaFunction.DELIVER_COMMANDS)))
+                .build();
+        alarm(config, FEED_NOT_COMPLETE, "A night released nothing because the settlement feed's watermark was older than "
+                + "maxSettlementFeedLag (or none was ever received): the card platform stopped publishing settlements or watermarks, "
+                + "or ingestion is behind. The execution failed with FeedNotComplete naming the watermark and its age. Runbook: "
+                + "docs/operating.md, \"FeedNotComplete\"; once the platform's feed caught up, redrive or rerun the window", feedNotComplete);
         IMetric oldest = ingestion.queue().metricApproximateAgeOfOldestMessage(MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
         register(Alarm.Builder.create(this, INGEST_QUEUE_AGE)
                 .alarmName(config.physicalName(INGEST_QUEUE_AGE))

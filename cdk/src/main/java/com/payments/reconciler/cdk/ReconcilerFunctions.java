@@ -159,6 +159,10 @@ public final class ReconcilerFunctions extends Construct {
             environment.putAll(config.providerQuotaEnvironment());
             environment.putAll(config.providerKeyRetentionEnvironment());
         }
+        if (function == LambdaFunction.RECONCILE_PAGE || function == LambdaFunction.DELIVER_COMMANDS) {
+            // Both ask the feed gate: before committing decisions, and before any provider call.
+            environment.putAll(config.maxSettlementFeedLagEnvironment());
+        }
         return environment;
     }
 

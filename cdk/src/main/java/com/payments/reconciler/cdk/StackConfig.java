@@ -4,6 +4,7 @@ import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
+import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ReservedConcurrency;
@@ -43,13 +44,15 @@ import java.util.stream.Collectors;
  *                           concurrency limit cannot leave 100 unreserved beside it)
  * @param providerKeyRetention how long the card provider keeps an idempotency key, DeliverCommands' environment: a
  *                             command first attempted longer ago is not re-sent before the provider's status lookup
+ * @param maxSettlementFeedLag how old the settlement feed's watermark may be when a night decides or delivers,
+ *                             ReconcilePage's and DeliverCommands' environment (docs/design.md, "Feed completeness")
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
                           boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
-                          ProviderKeyRetention providerKeyRetention) {
+                          ProviderKeyRetention providerKeyRetention, MaxSettlementFeedLag maxSettlementFeedLag) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -64,6 +67,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
+    public static final String MAX_SETTLEMENT_FEED_LAG = "maxSettlementFeedLag";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
     public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
@@ -121,6 +125,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(PROVIDER_KEY_RETENTION, ProviderKeyRetention.DEFAULT.retention().toString());
+        d.put(MAX_SETTLEMENT_FEED_LAG, MaxSettlementFeedLag.DEFAULT.lag().toString());
         // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
         d.put(RESERVE_CONCURRENCY, "false");
         // Off for the first create, whose rollback must be able to delete the tables; on once the stack exists.
@@ -192,6 +197,17 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         } catch (IllegalArgumentException e) {
             throw new InvalidContext(PROVIDER_KEY_RETENTION, e.getMessage());
         }
+        MaxSettlementFeedLag feedLag;
+        try {
+            feedLag = MaxSettlementFeedLag.parse(value.apply(MAX_SETTLEMENT_FEED_LAG));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(MAX_SETTLEMENT_FEED_LAG, e.getMessage());
+        }
+        if (feedLag.lag().compareTo(window.gracePeriod()) >= 0) {
+            // now - lag must stay after every candidate's cutoff, or a feed that stopped before the cutoff would pass.
+            throw new InvalidContext(MAX_SETTLEMENT_FEED_LAG, "must be shorter than " + GRACE_PERIOD + " (" + window.gracePeriod()
+                    + "), was '" + value.apply(MAX_SETTLEMENT_FEED_LAG) + "'");
+        }
         String reserve = value.apply(RESERVE_CONCURRENCY);
         if (!reserve.equals("true") && !reserve.equals("false")) {
             throw new InvalidContext(RESERVE_CONCURRENCY, "must be true or false (false: no reserved concurrency, for an account "
@@ -202,7 +218,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         boolean protection = bool(value.apply(TABLE_DELETION_PROTECTION), TABLE_DELETION_PROTECTION,
                 "true or false (true once the stack exists: a protected table cannot be deleted by the rollback of a failed first create)");
         return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
-                keyRetention);
+                keyRetention, feedLag);
     }
 
     private static boolean bool(String text, String key, String form) {
@@ -252,6 +268,11 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /** DeliverCommands' key retention variable ({@link ProviderKeyRetention#fromEnvironment} reads it back). */
     public Map<String, String> providerKeyRetentionEnvironment() {
         return providerKeyRetention.environment();
+    }
+
+    /** ReconcilePage's and DeliverCommands' feed lag variable ({@link MaxSettlementFeedLag#fromEnvironment} reads it back). */
+    public Map<String, String> maxSettlementFeedLagEnvironment() {
+        return maxSettlementFeedLag.environment();
     }
 
     /** 40.0 as "40", 2.5 as "2.5": how cdk.json and the environment write a rate. */

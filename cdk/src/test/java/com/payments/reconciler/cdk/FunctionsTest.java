@@ -125,7 +125,9 @@ class FunctionsTest {
                 case START_WINDOW -> Set.of(EnvVars.STATE_MACHINE_ARN, EnvVars.SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_LOCAL_TIME,
                         EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
                 case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID,
-                        EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, EnvVars.PROVIDER_KEY_RETENTION));
+                        EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, EnvVars.PROVIDER_KEY_RETENTION,
+                        EnvVars.MAX_SETTLEMENT_FEED_LAG));
+                case RECONCILE_PAGE -> union(WORKFLOW_ENV, Set.of(EnvVars.MAX_SETTLEMENT_FEED_LAG));
                 case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, EnvVars.SHARDS,
                         EnvVars.INGEST_DEAD_LETTER_QUEUE_URL);
                 default -> WORKFLOW_ENV;

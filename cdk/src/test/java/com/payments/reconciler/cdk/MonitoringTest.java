@@ -24,7 +24,8 @@ class MonitoringTest {
                 "test-SupersededRuns", "test-DeliveryRejections", "test-DeliveryQuarantined", "test-DeliveryEscalated", "test-ScheduleDeadLetters",
                 "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted", "test-BacklogLeft",
                 "test-StartWindowThrottles", "test-AcquireLeaseThrottles", "test-ReconcilePageThrottles", "test-DeliverCommandsThrottles",
-                "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestQueueAge");
+                "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestQueueAge",
+                "test-FeedNotComplete");
         JsonNode stateMachine = template.ref(synth.stack.workflow().stateMachine());
         assertMetric(alarms.get("test-ExecutionsFailed"), "AWS/States", "ExecutionsFailed", "StateMachineArn", stateMachine);
         assertMetric(alarms.get("test-ExecutionsTimedOut"), "AWS/States", "ExecutionsTimedOut", "StateMachineArn", stateMachine);
@@ -51,6 +52,12 @@ class MonitoringTest {
         alarms.remove("test-NightNotStarted");
         alarms.remove("test-BacklogLeft");
         alarms.remove("test-IngestQueueAge"); // IngestionTest: a threshold in seconds
+        // The sum of what both gated functions emit: a metric math alarm, its period on each metric.
+        JsonNode feed = alarms.remove("test-FeedNotComplete");
+        assertThat(feed.path("Threshold").asDouble()).isEqualTo(1.0);
+        assertThat(feed.path("TreatMissingData").asText()).isEqualTo("notBreaching");
+        assertThat(feed.toString()).contains(Metrics.FEED_NOT_COMPLETE).contains(LambdaFunction.RECONCILE_PAGE.logicalName())
+                .contains(LambdaFunction.DELIVER_COMMANDS.logicalName());
         alarms.values().forEach(a -> {
             assertThat(a.path("Threshold").asDouble()).isEqualTo(1.0);
             assertThat(a.path("ComparisonOperator").asText()).isEqualTo("GreaterThanOrEqualToThreshold");
@@ -68,7 +75,7 @@ class MonitoringTest {
     void everyAlarmButSupersededRunsNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
         Map<String, JsonNode> alarms = alarms();
-        assertThat(alarms).hasSize(20);
+        assertThat(alarms).hasSize(21);
         JsonNode superseded = alarms.remove("test-SupersededRuns");
         assertThat(superseded.has("AlarmActions")).isFalse();
         assertThat(alarms).allSatisfy((name, a) -> {

@@ -127,6 +127,9 @@ class StackConfigTest {
             "providerKeyRetention|PT0S|an ISO-8601 duration above zero",
             "providerKeyRetention|PT-1H|an ISO-8601 duration above zero",
             "providerKeyRetention|P400D|at most P366D",
+            "maxSettlementFeedLag|6h|an ISO-8601 duration above zero and at most PT24H, e.g. PT6H",
+            "maxSettlementFeedLag|PT0S|an ISO-8601 duration above zero",
+            "maxSettlementFeedLag|PT25H|at most PT24H",
             "reserveConcurrency|yes|true or false",
             "tableDeletionProtection|on|true or false",
     })
@@ -141,6 +144,21 @@ class StackConfigTest {
                 .hasMessageNotContainingAny("SCHEDULE_", "GRACE_PERIOD", "SHARDS", "DRY_RUN", "WINDOW_HORIZON", "PROVIDER_")
                 .hasMessageContaining("-c " + key + "=")
                 .satisfies(e -> assertThat(((InvalidContext) e).key()).isEqualTo(key));
+    }
+
+    /** The feed lag must leave now - lag after every candidate's cutoff: shorter than the grace period. */
+    @Test
+    void aFeedLagAsLongAsTheGracePeriodIsRefusedNamingTheKey() {
+        Map<String, Object> context = Map.of("gracePeriod", "PT12H", "maxSettlementFeedLag", "PT12H");
+        assertThatThrownBy(() -> StackConfig.fromContext(context::get))
+                .isInstanceOf(InvalidContext.class)
+                .hasMessageStartingWith("context key 'maxSettlementFeedLag' ")
+                .hasMessageContaining("shorter than gracePeriod (PT12H)");
+        Map<String, Object> shorter = Map.of("gracePeriod", "PT12H", "maxSettlementFeedLag", "PT11H");
+        assertThat(StackConfig.fromContext(shorter::get).maxSettlementFeedLagEnvironment())
+                .containsExactly(Map.entry(EnvVars.MAX_SETTLEMENT_FEED_LAG, "PT11H"));
+        assertThat(StackConfig.fromContext(Map.<String, Object>of()::get).maxSettlementFeedLagEnvironment())
+                .containsExactly(Map.entry(EnvVars.MAX_SETTLEMENT_FEED_LAG, "PT6H"));
     }
 
     /** Synthesis "now" for the daylight-saving cases: the refusals name the dates after it. */

@@ -13,7 +13,9 @@ import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.LeaseLost;
+import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
+import com.payments.reconciler.reconcile.FeedGate;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ProviderUnavailable;
 import com.payments.reconciler.workflow.Timing;
@@ -60,6 +62,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     public static final int PROVIDER_ATTEMPTS_PER_COMMAND = ProviderAnswers.ATTEMPTS_PER_COMMAND;
 
     private final DeliveryServices services;
+    private final FeedGate feed;
 
     public DeliverCommandsHandler() {
         this(HandlerEnvironment.fromSystem());
@@ -80,24 +83,29 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),
-                ProviderKeyRetention.fromEnvironment(env));
+                ProviderKeyRetention.fromEnvironment(env),
+                FeedGate.stored(dynamo, tables.settlements(), Backoff.standard(), MaxSettlementFeedLag.fromEnvironment(env), env.clock()));
     }
 
     /** With the stack's default key retention ({@link ProviderKeyRetention#DEFAULT}). */
     public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
-                                  int parallelism, DeliveryPacing pacing) {
+                                  int parallelism, DeliveryPacing pacing, FeedGate feed) {
         this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
-                ProviderKeyRetention.DEFAULT);
+                ProviderKeyRetention.DEFAULT, feed);
     }
 
-    /** {@code keyRetention}: how long the provider keeps an idempotency key ({@link ForgottenKeys}). */
+    /**
+     * {@code keyRetention}: how long the provider keeps an idempotency key ({@link ForgottenKeys}); {@code feed}: asked
+     * before any provider call of this invocation (FeedGate).
+     */
     public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
-                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention) {
+                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention, FeedGate feed) {
         super(DeliveryRequest.class);
+        this.feed = java.util.Objects.requireNonNull(feed, "feed");
         this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
                 clock, parallelism, pacing, keyRetention.retention());
     }
@@ -106,6 +114,13 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     protected DeliveryBatch handle(DeliveryRequest request, Context context) {
         if (context == null) {
             throw new IllegalStateException("DeliverCommands needs its Lambda context (deadline and in-progress window)");
+        }
+        // Before any provider call: decisions committed while the feed was complete wait (PENDING) while it is not.
+        try {
+            feed.requireComplete("delivering shard " + request.shard() + " of window " + request.window().windowId());
+        } catch (com.payments.reconciler.workflow.FeedNotComplete notComplete) {
+            services.metrics().count(com.payments.reconciler.workflow.Metrics.FEED_NOT_COMPLETE, 1);
+            throw notComplete;
         }
         // JsonHandler has put the request's log fields on this thread; the delivery threads put them on theirs.
         return new DeliveryCall(services, request, context, request.logContext()).deliver();

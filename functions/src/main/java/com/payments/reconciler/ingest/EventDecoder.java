@@ -48,6 +48,7 @@ public final class EventDecoder {
     public static final String TYPE_SETTLED = "settlement.posted";
     public static final String TYPE_INCREMENTED = "authorisation.incremented";
     public static final String TYPE_REVERSED = "authorisation.reversed";
+    public static final String TYPE_WATERMARK = "feed.watermark";
 
     static final String VERSION_FIELD = "version";
     static final String TYPE = "type";
@@ -59,6 +60,10 @@ public final class EventDecoder {
     static final String AUTHORISED_AT = "authorisedAt";
     static final String ENDED_AT = "endedAt";
     static final String SETTLED_AT = "settledAt";
+    static final String FEED = "feed";
+    static final String WATERMARK = "watermark";
+    /** The feeds a watermark may name: only the settlement feed's completeness gates a decision. */
+    static final List<String> FEEDS = List.of(com.payments.reconciler.store.Tables.Settlements.SETTLEMENTS_FEED);
     static final String PROVIDER_REFERENCE = "providerReference";
     static final String HOLD_UNTIL = "holdUntil";
     static final String INCREMENTED_AT = "incrementedAt";
@@ -93,7 +98,9 @@ public final class EventDecoder {
             TYPE_CREATED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, MERCHANT_ID, AUTHORISED_AT),
             TYPE_VOIDED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
             TYPE_EXPIRED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
-            TYPE_SETTLED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT));
+            TYPE_SETTLED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT),
+            // Additive: a platform on version 1 must be able to say its settlement feed is complete, or no night releases.
+            TYPE_WATERMARK, required(VERSION_FIELD, TYPE, EVENT_ID, FEED, WATERMARK));
 
     /** Version 2: version 1's types with their optional fields, and its new types. One entry per type: add a type here. */
     private static final Map<String, Fields> CONTRACT_V2 = ordered(
@@ -101,6 +108,7 @@ public final class EventDecoder {
             TYPE_VOIDED, CONTRACT_V1.get(TYPE_VOIDED),
             TYPE_EXPIRED, CONTRACT_V1.get(TYPE_EXPIRED),
             TYPE_SETTLED, CONTRACT_V1.get(TYPE_SETTLED).with(CAPTURE_SEQUENCE, FINAL_CAPTURE),
+            TYPE_WATERMARK, CONTRACT_V1.get(TYPE_WATERMARK),
             TYPE_INCREMENTED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, INCREMENTED_AT).with(HOLD_UNTIL),
             // Exactly one of amountMinor (with currency) and "full": true: checked in reversed() below.
             TYPE_REVERSED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, REVERSED_AT).with(AMOUNT_MINOR, CURRENCY, FULL));
@@ -209,6 +217,9 @@ public final class EventDecoder {
             throw new InvalidInput(unknown.iterator().next(), "unknown field for " + type + "; accepted fields are " + fields);
         }
         String eventId = id(root, EVENT_ID);
+        if (type.equals(TYPE_WATERMARK)) {
+            return watermark(root, eventId);
+        }
         String authorisationId = id(root, AUTHORISATION_ID);
         // One case per type; an optional field absent from a version's list never reaches here (refused as unknown above).
         return switch (type) {
@@ -229,6 +240,15 @@ public final class EventDecoder {
             case TYPE_REVERSED -> reversed(root, eventId, authorisationId);
             default -> throw new IllegalStateException("type " + type + " has fields but no decoder");
         };
+    }
+
+    /** {@code feed.watermark}: no authorisation id; the feed must be one whose completeness the reconciler reads. */
+    private static IngestEvent watermark(JsonNode root, String eventId) {
+        String feed = text(root, FEED, "one of " + FEEDS);
+        if (!FEEDS.contains(feed)) {
+            throw new InvalidInput(FEED, "must be one of " + FEEDS + ", was " + shown(root.get(FEED)));
+        }
+        return new IngestEvent.FeedWatermark(eventId, feed, instant(root, WATERMARK));
     }
 
     private static String id(JsonNode root, String field) {

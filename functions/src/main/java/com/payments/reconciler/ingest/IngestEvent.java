@@ -87,6 +87,19 @@ public sealed interface IngestEvent {
         }
     }
 
+    /**
+     * {@code feed.watermark}: every event of {@code feed} posted at or before {@code watermark} has been published.
+     * It belongs to no authorisation: {@link #authorisationId()} is the key of the feed's watermark item in Settlements
+     * ({@code feed#settlements}), which no authorisation id can equal.
+     */
+    record FeedWatermark(String eventId, String feed, Instant watermark) implements IngestEvent {
+        @Override
+        public String authorisationId() {
+            return com.payments.reconciler.store.Tables.Settlements.feedKey(feed);
+        }
+    }
+
+
     /** How an authorisation ended at the platform: voided, expired, or fully reversed (version 2). */
     enum EndKind { VOIDED, EXPIRED, REVERSED }
 }

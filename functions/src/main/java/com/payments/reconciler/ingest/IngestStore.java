@@ -113,6 +113,11 @@ public final class IngestStore {
     static final String AND_FINAL_CAPTURE = ", finalCapture = :final";
     static final String ADD_CAPTURE_CONDITION = "attribute_exists(captures) AND attribute_not_exists(captures.#sequence) AND currency = :currency";
 
+    // Feed completeness (docs/design.md): the stored watermark never moves back, so a late, repeated or reordered
+    // feed.watermark can never make the gate believe less of the feed was lost than an earlier one said. Put, not
+    // Update: IngestEvents may only put on Settlements, and the item holds nothing but the watermark.
+    static final String ADVANCE_WATERMARK = "attribute_not_exists(#watermark) OR #watermark < :watermark";
+
     /** What {@link #authorisation} reads for an item without a state: a settlement's stub, or a platform's item missing it. */
     static final String NO_STATE = "UNKNOWN";
 
@@ -209,6 +214,7 @@ public final class IngestStore {
                             .expressionAttributeValues(values)
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
                 }
+                case IngestWrite.AdvanceWatermark advance -> advanceWatermark(advance);
                 case RecordSettlement settle -> {
                     var e = settle.event();
                     Map<String, AttributeValue> item = new HashMap<>(Map.of(
@@ -268,7 +274,12 @@ public final class IngestStore {
             return Optional.empty();
         } catch (ConditionalCheckFailedException refused) {
             Map<String, AttributeValue> old = refused.hasItem() ? refused.item() : Map.of();
-            return Optional.of(write instanceof RecordSettlement || write instanceof AddCapture ? settlement(old) : authorisation(old));
+            return Optional.of(switch (write) {
+                case RecordSettlement ignored -> settlement(old);
+                case AddCapture ignored -> settlement(old);
+                case IngestWrite.AdvanceWatermark ignored -> watermark(old);
+                default -> authorisation(old);
+            });
         }
     }
 
@@ -281,6 +292,25 @@ public final class IngestStore {
         e.providerReference().ifPresent(reference -> all.put(":providerReference", s(reference)));
         e.holdUntil().ifPresent(until -> all.put(":holdUntil", n(until.toEpochMilli())));
         return all;
+    }
+
+    private void advanceWatermark(IngestWrite.AdvanceWatermark advance) {
+        var e = advance.event();
+        Map<String, AttributeValue> item = Map.of(
+                Settlements.AUTHORISATION_ID, s(e.authorisationId()),
+                Settlements.FEED, s(e.feed()),
+                Settlements.WATERMARK, n(e.watermark().toEpochMilli()),
+                Settlements.WATERMARK_EVENT_ID, s(e.eventId()));
+        StoreErrors.call("ingest " + e.eventId(), conflicts, () -> dynamo.putItem(b -> b.tableName(settlements).item(item)
+                .conditionExpression(ADVANCE_WATERMARK)
+                .expressionAttributeNames(Map.of("#watermark", Settlements.WATERMARK))
+                .expressionAttributeValues(Map.of(":watermark", n(e.watermark().toEpochMilli())))
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+    }
+
+    static StoredItem.StoredWatermark watermark(Map<String, AttributeValue> item) {
+        return new StoredItem.StoredWatermark(string(item, Settlements.WATERMARK_EVENT_ID),
+                number(item, Settlements.WATERMARK).map(Instant::ofEpochMilli));
     }
 
     private static Map<String, AttributeValue> key(String authorisationId) {

@@ -58,5 +58,12 @@ public sealed interface IngestWrite {
 
     /** A version 2 capture after the first: its amount added under its sequence, once. */
     record AddCapture(SettlementPosted event) implements IngestWrite {
+}
+
+    /**
+     * The feed's watermark item moves forward to the event's watermark; never back (a lower or equal one finds the
+     * condition false and is a duplicate).
+     */
+    record AdvanceWatermark(IngestEvent.FeedWatermark event) implements IngestWrite {
     }
 }

@@ -81,6 +81,7 @@ public final class IngestionDecision {
             case SettlementPosted settled -> new RecordSettlement(settled);
             case AuthorisationIncremented incremented -> new IncrementAuthorisation(incremented);
             case AuthorisationReversed reversed -> new ReduceAuthorisation(reversed);
+            case IngestEvent.FeedWatermark watermark -> new IngestWrite.AdvanceWatermark(watermark);
         };
     }
 
@@ -92,6 +93,7 @@ public final class IngestionDecision {
             case SettlementPosted settled -> afterSettlement(settled, (StoredSettlement) stored);
             case AuthorisationIncremented incremented -> afterIncrement(incremented, (StoredAuthorisation) stored);
             case AuthorisationReversed reversed -> afterReduce(reversed, (StoredAuthorisation) stored);
+            case IngestEvent.FeedWatermark watermark -> afterWatermark(watermark, (StoredItem.StoredWatermark) stored);
         };
     }
 
@@ -226,5 +228,17 @@ public final class IngestionDecision {
         // stored stays (its settledAt is what delivery compared against); a later one changes nothing the reconciler decides.
         return new Next.Duplicate("the authorisation already has a settlement (event "
                 + stored.settlementEventId().orElse("unrecorded") + ")");
+    }
+
+    /**
+     * The stored watermark is at or after this one (the only way the advance's condition fails): monotonic, so a late or
+     * repeated watermark changes nothing, and it is no refusal (publishers may repeat or reorder them freely).
+     */
+    static Next afterWatermark(IngestEvent.FeedWatermark event, StoredItem.StoredWatermark stored) {
+        if (stored.watermarkEventId().equals(Optional.of(event.eventId()))) {
+            return new Next.Duplicate("event already applied");
+        }
+        return new Next.Duplicate("the " + event.feed() + " feed's watermark is already at "
+                + stored.watermark().map(Object::toString).orElse("an unreadable value") + ", not before " + event.watermark());
     }
 }

@@ -39,4 +39,8 @@ public sealed interface StoredItem {
             this(settlementEventId, settledAt, Optional.empty(), Map.of());
         }
     }
+
+    /** A feed's watermark item; {@code watermark} is empty when absent or unreadable. */
+    record StoredWatermark(Optional<String> watermarkEventId, Optional<Instant> watermark) implements StoredItem {
+    }
 }

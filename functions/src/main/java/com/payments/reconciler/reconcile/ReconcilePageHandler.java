@@ -12,6 +12,7 @@ import com.payments.reconciler.workflow.Fenced;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.Metrics;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
@@ -45,6 +46,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     private final LeaseStore leases;
     private final EmfMetrics metrics;
     private final Clock clock;
+    private final FeedGate feed;
 
     public ReconcilePageHandler() {
         this(HandlerEnvironment.fromSystem());
@@ -59,11 +61,13 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 new FencedWriter(env.aws().dynamo(), tables, backoff),
                 new SettlementCheck(env.aws().dynamo(), tables.settlements(), backoff),
                 new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
-                EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock());
+                EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock(),
+                FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()));
     }
 
+    /** {@code feed}: asked before this call commits any decision (FeedGate). */
     public ReconcilePageHandler(CandidateFinder finder, FencedWriter writer, SettlementCheck settlements,
-                                LeaseStore leases, EmfMetrics metrics, Clock clock) {
+                                LeaseStore leases, EmfMetrics metrics, Clock clock, FeedGate feed) {
         super(PageRequest.class);
         this.finder = finder;
         this.writer = writer;
@@ -71,6 +75,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         this.leases = leases;
         this.metrics = metrics;
         this.clock = clock;
+        this.feed = feed;
     }
 
     @Override
@@ -81,6 +86,14 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         // Request tokens name this attempt: a retried task deciding the same batch must not reuse them.
         FencedWriter attempt = writer.forInvocation(context);
         Instant lastRenewal = renew(lease);
+        // Before any decision of this call: a settlement not yet published would look like no settlement.
+        try {
+            feed.requireComplete("deciding window " + window.windowId());
+        } catch (com.payments.reconciler.workflow.FeedNotComplete notComplete) {
+            metrics.count(Metrics.FEED_NOT_COMPLETE, 1);
+            LOG.error("{}", notComplete.getMessage());
+            throw notComplete;
+        }
 
         Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
         ReconcileTotals totals = request.page().totals().withPage();

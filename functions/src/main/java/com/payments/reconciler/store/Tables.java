@@ -107,6 +107,25 @@ public final class Tables {
         /** The settledAt of the latest capture added (epoch ms); {@link #SETTLED_AT} stays the first one's. */
         public static final String LAST_SETTLED_AT = "lastSettledAt";
 
+        /**
+         * The key prefix of a feed's watermark item ({@code feed#settlements}): it lives beside the settlements it vouches
+         * for, under a key no authorisation can have ({@code #} is outside the event contract's id form), so the tables,
+         * roles and reads that exist already carry it.
+         */
+        public static final String FEED_KEY_PREFIX = "feed#";
+        /** The watermark item: "every settlement posted at or before this instant has been published" (epoch ms). */
+        public static final String WATERMARK = "watermark";
+        public static final String WATERMARK_EVENT_ID = "watermarkEventId";
+        /** The feed a watermark item is for, e.g. {@code settlements}. */
+        public static final String FEED = "feed";
+        /** The feed whose watermark gates releases. */
+        public static final String SETTLEMENTS_FEED = "settlements";
+
+        /** The key of {@code feed}'s watermark item. */
+        public static String feedKey(String feed) {
+            return FEED_KEY_PREFIX + feed;
+        }
+
         public static final TableSchema SCHEMA = new TableSchema("Settlements",
                 new KeyAttribute(AUTHORISATION_ID, AttributeType.S), List.of(), Optional.empty(), true);
 

@@ -45,5 +45,11 @@ public final class EnvVars {
      */
     public static final String PROVIDER_KEY_RETENTION = "PROVIDER_KEY_RETENTION";
 
+    /**
+     * ReconcilePage and DeliverCommands: how old the settlement feed's watermark may be when they release, an ISO-8601
+     * duration (default {@code PT6H}; {@link MaxSettlementFeedLag}).
+     */
+    public static final String MAX_SETTLEMENT_FEED_LAG = "MAX_SETTLEMENT_FEED_LAG";
+
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }

@@ -26,6 +26,8 @@ public final class ErrorNames {
     public static final String INVALID_INPUT = InvalidInput.class.getName();
     public static final String OPERATION_MISMATCH = OperationMismatch.class.getName();
     public static final String PROVIDER_CONTRACT_VIOLATION = ProviderContractViolation.class.getName();
+    /** The settlement feed's watermark is too old to decide or deliver on: the night releases nothing. */
+    public static final String FEED_NOT_COMPLETE = FeedNotComplete.class.getName();
 
     /** Raised by the Lambda service itself, not by our code. */
     public static final List<String> LAMBDA_SERVICE_ERRORS = List.of("Lambda.ServiceException",
@@ -53,7 +55,8 @@ public final class ErrorNames {
 
     /** Errors our handlers throw. */
     public static final List<String> THROWN_BY_HANDLERS = List.of(FENCED, LEASE_LOST, LEASE_HELD, STORE_CONTENTION,
-            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH, PROVIDER_CONTRACT_VIOLATION);
+            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH, PROVIDER_CONTRACT_VIOLATION,
+            FEED_NOT_COMPLETE);
 
     /** Step Functions' own: the task ran past its {@code TimeoutSeconds}. */
     public static final String STATES_TIMEOUT = "States.Timeout";
@@ -102,6 +105,8 @@ public final class ErrorNames {
             new Handling(INVALID_INPUT, false, FAILS_AT_ITS_TASK),
             new Handling(OPERATION_MISMATCH, false, FAILS_AT_ITS_TASK),
             new Handling(PROVIDER_CONTRACT_VIOLATION, false, FAILS_AT_ITS_TASK),
+            // Not retried: minutes later the watermark is as old; the next night or a redrive after the feed caught up.
+            new Handling(FEED_NOT_COMPLETE, false, FAILS_AT_ITS_TASK),
             new Handling(STATES_TIMEOUT, true, FAILS_AT_ITS_TASK),
             new Handling(ANY_OTHER_ERROR, true, FAILS_AT_ITS_TASK));
 

@@ -32,6 +32,11 @@ public final class Metrics {
     /** Provider answers 429/503 (throttling) delivery met; their Retry-After was honoured. */
     public static final String PROVIDER_THROTTLED = "ProviderThrottled";
     public static final String SUPERSEDED_RUNS = "SupersededRuns";
+    /**
+     * A ReconcilePage or DeliverCommands call refused to release because the settlement feed's watermark was older than
+     * maxSettlementFeedLag (FeedGate): alarmed on; the execution fails with FeedNotComplete.
+     */
+    public static final String FEED_NOT_COMPLETE = "FeedNotComplete";
 
     /**
      * Per completed night (ReleaseLease, once per run), the divergence a team watches in dry run before trusting the job

@@ -30,6 +30,13 @@ public final class Timing {
     public static final Duration FACTS_MAX_AGE = Duration.ofSeconds(5);
 
     /**
+     * How far ahead of our clock a settlement watermark may be and still vouch for the feed: clock skew between the
+     * platform's publisher and Lambda. A watermark further ahead is a publisher's bug, and since the stored watermark
+     * never moves back, trusting it would open the feed gate for good; it holds every release instead (FeedGate).
+     */
+    public static final Duration FEED_WATERMARK_MAX_AHEAD = Duration.ofMinutes(5);
+
+    /**
      * The whole execution's limit (the ASL's top-level {@code TimeoutSeconds}): a run that has not finished
      * by then is TIMED_OUT, which the stack alarms on, long before the next night's run starts, so a stuck
      * run never holds the window open into the next one. One leader decides serially: at 10–20 ms per fenced

@@ -272,7 +272,7 @@ class DeliverCommandsHandlerTest {
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED);
+                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
 
         CompletableFuture<DeliveryBatch> call = CompletableFuture.supplyAsync(
                 () -> w.invoke(handler, lease, 0, null, context), background);
@@ -440,7 +440,7 @@ class DeliverCommandsHandlerTest {
                 new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED);
+                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
         String sameInput = DeliveryWorld.input(w.window(), lease, 0, null);
 
         DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1"));
@@ -484,7 +484,7 @@ class DeliverCommandsHandlerTest {
                 new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                 new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
                 w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add), everyReadingDue, 2, DeliveryWorld.UNMETERED);
+                new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add), everyReadingDue, 2, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
 
         // A hang detector only: the call ends in well under a second once the slot is released.
         Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(30),

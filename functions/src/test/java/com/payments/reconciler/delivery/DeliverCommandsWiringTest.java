@@ -30,6 +30,8 @@ class DeliverCommandsWiringTest {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
             List<String> ops = w.command(lease, "auth-1", "auth-2");
+            // The feed is complete: the deployed gate reads this watermark before any provider call.
+            w.ingestion.watermark("wm-1", w.clock.instant());
             Map<String, String> env = new HashMap<>();
             TableNames.ENV_VARS.forEach((schema, variable) -> env.put(variable, engine.tables().nameOf(schema)));
             env.put(EnvVars.PROVIDER_BASE_URL, w.provider.baseUrl().toString());

@@ -132,7 +132,16 @@ final class DeliveryWorld implements AutoCloseable {
                 new FactsReader(dynamo, engine.tables(), NO_WAIT, workerClock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism, UNMETERED);
+                guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+    }
+
+    /** A handler whose feed gate the test chose (feed completeness: a stale watermark holds every provider call). */
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism, com.payments.reconciler.reconcile.FeedGate feed) {
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, feed);
     }
 
     /** A handler whose provider client the test chose (e.g. one answering outside the contract for some commands). */
@@ -141,7 +150,7 @@ final class DeliveryWorld implements AutoCloseable {
                 new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED);
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
     }
 
     /** A handler with the provider client and the pacing (quota, and how a wait passes) the test chose. */
@@ -150,7 +159,7 @@ final class DeliveryWorld implements AutoCloseable {
                 new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing);
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing, com.payments.reconciler.testing.CompleteFeed.gate());
     }
 
     /**
@@ -164,7 +173,7 @@ final class DeliveryWorld implements AutoCloseable {
                 new FactsReader(reads, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(dynamo, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing);
+                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing, com.payments.reconciler.testing.CompleteFeed.gate());
     }
 
     /** The task input as the ASL builds it, with the execution's start time the delivery Map passes on. */
@@ -185,7 +194,7 @@ final class DeliveryWorld implements AutoCloseable {
                 new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
                 new FencedWriter(writerClient, engine.tables(), NO_WAIT),
                 new LeaseStore(dynamo, engine.tables().leases(), leaseDuration),
-                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED);
+                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
     }
 
     ExecutionInput window() {

@@ -52,7 +52,7 @@ class ForgottenKeysDeliveryTest {
                 new com.payments.reconciler.lease.LeaseStore(world.dynamo, world.engine.tables().leases(), Timing.LEASE_DURATION),
                 world.fixedGuard(), world.client(), DeliveryWorld.NO_WAIT,
                 new com.payments.reconciler.workflow.EmfMetrics(world.clock, "DeliverCommands", world.metricLines::add),
-                world.clock, 2, DeliveryWorld.UNMETERED, retention);
+                world.clock, 2, DeliveryWorld.UNMETERED, retention, com.payments.reconciler.testing.CompleteFeed.gate());
     }
 
     /** Night 1: the first request meets {@code first}, every retry is answered 503; the call ends ProviderUnavailable. */

@@ -212,7 +212,7 @@ class SettledHistoryIsNotReReadTest {
                 new CandidateFinder(engine.client(countIndexItems), engine.tables().authorisations()),
                 new FencedWriter(engine.client(), engine.tables(), NO_WAIT),
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
-                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock);
+                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
         String windowId = windowStart.toString().substring(0, 10);
         ExecutionInput window = new ExecutionInput(windowId, windowStart, cutoff(windowStart), GRACE, dryRun, SHARDS);
         ObjectNode page = JsonHandler.json().createObjectNode().putNull("cursor");

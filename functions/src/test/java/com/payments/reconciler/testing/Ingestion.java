@@ -74,6 +74,15 @@ public final class Ingestion {
                 new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7))).ingest(body);
     }
 
+    /** The platform's {@code feed.watermark} for the settlement feed, through the real ingestion path. */
+    public IngestOutcome watermark(String eventId, Instant watermark) {
+        EventIngestion events = new EventIngestion(new EventDecoder(), new IngestionDecision(shards),
+                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)));
+        return events.ingest("""
+                {"version":1,"type":"feed.watermark","eventId":"%s","feed":"settlements","watermark":"%s"}"""
+                .formatted(eventId, watermark));
+    }
+
     public Map<String, AttributeValue> authorisation(String id) {
         return dynamo.getItem(b -> b.tableName(tables.authorisations()).consistentRead(true)
                 .key(Map.of(Authorisations.AUTHORISATION_ID, s(id)))).item();

@@ -80,10 +80,11 @@ final class LocalCommand implements Callable<Integer> {
             + "(the default for --scenario failover and --faults ddb-*, which act inside the handlers' clients).")
     String engine;
 
-    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response or ended-after-decision (voids, expiries and "
-            + "captures published between the decision and delivery: none may be released). With --nights N > 1 only provider-lost-response: "
-            + "answers lost on night 1, parked, requeued by an operator before the first night the provider has forgotten their keys "
-            + "(--provider-key-retention), each of which must end DELIVERED with its one release.")
+    @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response, ended-after-decision (voids, expiries and "
+            + "captures published between the decision and delivery: none may be released) or settlement-feed-outage (the platform's "
+            + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1). "
+            + "With --nights N > 1 only provider-lost-response: answers lost on night 1, parked, requeued by an operator before the "
+            + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its one release.")
     String scenario;
 
     /**
@@ -287,8 +288,9 @@ final class LocalCommand implements Callable<Integer> {
             case "duplicate-start" -> LocalRun.Scenario.DUPLICATE_START;
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
             case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
+            case "settlement-feed-outage" -> LocalRun.Scenario.SETTLEMENT_FEED_OUTAGE;
             default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
-                    + "ended-after-decision; was '" + name + "'");
+                    + "ended-after-decision, settlement-feed-outage; was '" + name + "'");
         };
     }
 

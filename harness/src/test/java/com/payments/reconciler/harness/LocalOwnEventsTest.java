@@ -57,7 +57,10 @@ class LocalOwnEventsTest {
                         + "\"endedAt\":\"" + e.plus(Duration.ofHours(2)) + "\"}",                   // 10 accepted, before its created
                 created("evt-e", "auth-e", 900, "EUR", e, ""),                                      // 11 accepted
                 "",                                                                                 // 12 blank: skipped
-                created("evt-i", "auth-i", 600, "euro", a, ""));                                    // 13 refused: currency
+                created("evt-i", "auth-i", 600, "euro", a, ""),                                     // 13 refused: currency
+                // 14 accepted: the settlement feed is complete up to now (without it the night releases nothing)
+                "{\"version\":1,\"type\":\"feed.watermark\",\"eventId\":\"wm-1\",\"feed\":\"settlements\",\"watermark\":\""
+                        + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS) + "\"}");
         Path events = BUILD.resolve("own-events-" + UUID.randomUUID() + ".jsonl");
         Files.write(events, file, StandardCharsets.UTF_8);
         Path dump = BUILD.resolve("own-events-dump-" + UUID.randomUUID());
@@ -80,17 +83,17 @@ class LocalOwnEventsTest {
         assertThat(report.at("/counts/skippedSettled").asLong()).isZero();
         assertThat(report.at("/counts/releaseRequested").asLong()).as("a dry run").isZero();
         assertThat(report.at("/counts/wouldRelease").asLong()).isEqualTo(2);
-        assertThat(report.at("/ingestion/published").asLong()).isEqualTo(12);
-        assertThat(report.at("/ingestion/accepted").asLong()).isEqualTo(7);
+        assertThat(report.at("/ingestion/published").asLong()).isEqualTo(13);
+        assertThat(report.at("/ingestion/accepted").asLong()).isEqualTo(8);
         assertThat(report.at("/ingestion/duplicates").asLong()).isEqualTo(1);
         assertThat(report.at("/ingestion/rejected").asLong()).isEqualTo(4);
-        assertThat(console).contains("12 lines: 7 accepted, 1 duplicate, 4 refused").doesNotContain("DRY RUN MISMATCH");
+        assertThat(console).contains("13 lines: 8 accepted, 1 duplicate, 4 refused").doesNotContain("DRY RUN MISMATCH");
 
         List<JsonNode> ingestion = jsonLines(dump.resolve("ingestion.jsonl"));
         List<String> expected = List.of(
                 "1 evt-a accepted", "2 evt-b accepted", "3 evt-b-settled accepted", "4 evt-a duplicate", "5 evt-c accepted",
                 "6 evt-g refused MALFORMED", "7 evt-card-1 refused CARDHOLDER_DATA", "8 null refused CARDHOLDER_DATA", "9 evt-d accepted",
-                "10 evt-e-voided accepted", "11 evt-e accepted", "13 evt-i refused MALFORMED");
+                "10 evt-e-voided accepted", "11 evt-e accepted", "13 evt-i refused MALFORMED", "14 wm-1 accepted");
         assertThat(ingestion).extracting(l -> l.get("line").asInt() + " " + l.get("eventId").asText() + " " + l.get("outcome").asText()
                 + (l.has("refusal") ? " " + l.get("refusal").asText() : "")).containsExactlyElementsOf(expected);
         assertThat(ingestion).allSatisfy(l -> assertThat(l.get("messageId").asText()).isNotBlank());

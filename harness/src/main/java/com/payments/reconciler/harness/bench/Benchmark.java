@@ -141,6 +141,7 @@ public final class Benchmark {
         try (DynamoDbClient loader = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
             expected = data.load(loader, pipeline.tables(), input.cutoff(), input.shards());
         }
+        pipeline.settlementFeedComplete();
         pipeline.writeLog().clear();
         InvocationProbe probe = new InvocationProbe(() -> pipeline.writeLog().clear());
         pipeline.hook(probe);

@@ -127,6 +127,7 @@ public final class Capacity {
                 candidates, rps, settings.quota().maxConcurrentRequests()));
         new SyntheticData(candidates, settings.settledFraction(), 0.0, settings.seed()).load(pipeline.dynamo(), pipeline.tables(),
                 input.cutoff(), input.shards());
+        pipeline.settlementFeedComplete();
         pipeline.writeLog().clear();
         StartResult first = LocalRun.deliverScheduleEvent(pipeline, input.windowStart().toString());
         ExecutionFollower.Followed followed = pipeline.follow(first.executionArn(), e -> { });
@@ -162,6 +163,7 @@ public final class Capacity {
         ExecutionInput input = config.inputFor(window);
         SyntheticData.Expected expected = new SyntheticData(candidates, 0.0, 0.0, settings.seed() + 1)
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        pipeline.settlementFeedComplete();
         console.accept(String.format(Locale.ROOT, "capacity: backlog recovery, %,d releases, %d× the %,d a delivery budget of %.0f s "
                 + "holds at the quota", expected.releasable(), settings.backlogFactor(), budgeted, settings.backlogBudget().toMillis() / 1000.0));
         pipeline.writeLog().clear();

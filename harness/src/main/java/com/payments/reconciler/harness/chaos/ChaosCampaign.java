@@ -334,6 +334,7 @@ public final class ChaosCampaign {
         ExecutionInput input = CONFIG.inputFor(window);
         new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        pipeline.settlementFeedComplete();
         pipeline.writeLog().clear();
         SplittableRandom random = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
         // Hooks run on the Lambda endpoint's threads: the counts are shared with them.

@@ -105,6 +105,8 @@ public final class EventOutcomes {
         }
         for (Map<String, AttributeValue> item : snapshot.of(Settlements.SCHEMA)) {
             addString(ids, item, Settlements.SETTLEMENT_EVENT_ID);
+            // The feed's watermark item keeps the event that last moved it forward; earlier ones read as duplicates.
+            addString(ids, item, Settlements.WATERMARK_EVENT_ID);
         }
         return ids;
     }

@@ -189,7 +189,8 @@ public final class PlatformFeed {
             n += changes != null && changes.hasSs() ? changes.ss().size() : 0;
         }
         for (Map<String, AttributeValue> item : snapshot.of(Settlements.SCHEMA)) {
-            n += item.containsKey(Settlements.SETTLEMENT_EVENT_ID) ? 1 : 0;
+            // The feed's watermark item counts once: a later watermark moves it, so it reads as a duplicate here.
+            n += item.containsKey(Settlements.SETTLEMENT_EVENT_ID) || item.containsKey(Settlements.WATERMARK_EVENT_ID) ? 1 : 0;
             // Numbered captures: the first stored is the settlement's event; each later one adds its sequence to the map.
             AttributeValue captures = item.get(Settlements.CAPTURES);
             n += captures != null && captures.hasM() && !captures.m().isEmpty() ? captures.m().size() - 1 : 0;

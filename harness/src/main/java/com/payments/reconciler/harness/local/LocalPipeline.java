@@ -232,6 +232,23 @@ public final class LocalPipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * The card platform's settlement feed is complete up to the handlers' now: a {@code feed.watermark} at
+     * {@code options.clock()}'s instant, through the real ingestion code (decoder, decision, the monotonic write). For
+     * runs that load their data into the tables directly, settlements included, as if the feed had delivered them; runs
+     * that publish their own feed (local, --nights) publish their own watermarks instead.
+     */
+    public void settlementFeedComplete() {
+        java.time.Instant now = options.clock().instant();
+        var outcome = new com.payments.reconciler.ingest.EventIngestion(new com.payments.reconciler.ingest.EventDecoder(),
+                new com.payments.reconciler.ingest.IngestionDecision(1),
+                new com.payments.reconciler.ingest.IngestStore(dynamo, tables.authorisations(), tables.settlements(),
+                        com.payments.reconciler.store.Backoff.standard())).ingest(SyntheticEvents.watermark("loaded:" + now.toEpochMilli(), now));
+        if (outcome instanceof com.payments.reconciler.ingest.IngestOutcome.Refused refused) {
+            throw new IllegalStateException("the loaded data's feed watermark was refused: " + refused.refusal().message());
+        }
+    }
+
     /** Empties every table and execution: each test case starts from nothing, in milliseconds. */
     public void reset() {
         moto.reset();

@@ -69,7 +69,7 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  */
 public final class LocalRun {
 
-    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION }
+    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION, SETTLEMENT_FEED_OUTAGE }
 
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
@@ -159,6 +159,7 @@ public final class LocalRun {
             // The card platform's side: the data as events, through the ingestion queue and the real IngestEvents.
             SyntheticData.Expected expected;
             PlatformFeed.Tally ingestion;
+            List<String> platformEvents = new ArrayList<>();
             List<EventOutcomes.Entry> perEvent = List.of();
             try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
                 PlatformFeed feed = ingestionFeed(queue, pipeline);
@@ -177,7 +178,13 @@ public final class LocalRun {
                 } else {
                     SyntheticEvents events = options.data().events(input.cutoff());
                     expected = events.expected();
-                    ingestion = feed.feed(events.bodies(), 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
+                    // After its events, the platform's settlement watermark: every settlement was published by now. In the
+                    // outage, the publisher stopped a day ago: what it held back is not published, its watermark is old.
+                    List<String> bodies = options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE
+                            ? FeedOutage.published(events.bodies(), clock.instant(), console)
+                            : events.bodiesWithWatermark(clock.instant());
+                    platformEvents.addAll(FeedOutage.lines(bodies, clock.instant()));
+                    ingestion = feed.feed(bodies, 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                     console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
                             + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");
                 }
@@ -197,7 +204,7 @@ public final class LocalRun {
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
             List<String> findings = new ArrayList<>();
             int suppressed = switch (options.scenario()) {
-                case NONE, PROVIDER_LOST_RESPONSE -> {
+                case NONE, PROVIDER_LOST_RESPONSE, SETTLEMENT_FEED_OUTAGE -> {
                     if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
                         dropFirstResponses(pipeline, expected);
                     }
@@ -218,6 +225,10 @@ public final class LocalRun {
 
             ExecutionFollower.Followed last = followed.getLast();
             PipelineEvidence evidence = PipelineEvidence.of(pipeline);
+            if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
+                findings.addAll(FeedOutage.findings(last, evidence.effects(), platformEvents));
+                findings.forEach(f -> console.accept("SCENARIO: " + f));
+            }
             StoreSnapshot snapshot = evidence.snapshot();
             List<ProviderEffect> effects = evidence.effects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
@@ -233,6 +244,10 @@ public final class LocalRun {
             options.dumpState().ifPresent(dir -> {
                 StateDump.write(dir, snapshot, effects);
                 console.accept("state dumped to " + dir.resolve(StateDump.TABLES) + " and " + dir.resolve(StateDump.PROVIDER_EFFECTS));
+                if (!platformEvents.isEmpty()) {
+                    FeedOutage.write(dir, platformEvents);
+                    console.accept("what the platform published in " + dir.resolve(FeedOutage.PLATFORM_EVENTS));
+                }
                 if (options.events().isPresent()) {
                     EventOutcomes.write(dir, eventLines);
                     console.accept("each event's outcome in " + dir.resolve(EventOutcomes.FILE));

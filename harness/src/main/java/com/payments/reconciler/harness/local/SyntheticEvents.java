@@ -75,6 +75,29 @@ public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodi
         return e;
     }
 
+    /**
+     * {@code feed.watermark} for the settlement feed: every settlement posted at or before {@code at} has been published
+     * (docs/integration.md, "Feed completeness"). A platform publishes one after each batch it sent.
+     */
+    public static String watermark(String eventId, Instant at) {
+        // The contract refuses an instant finer than a millisecond (never rounds it): a clock's nanoseconds go.
+        Instant millis = at.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        ObjectNode e = Json.mapper().createObjectNode();
+        e.put("version", 1);
+        e.put("type", "feed.watermark");
+        e.put("eventId", eventId);
+        e.put("feed", "settlements");
+        e.put("watermark", millis.toString());
+        return e.toString();
+    }
+
+    /** The bodies, then the settlement feed's watermark at {@code at}: published after everything it vouches for. */
+    public List<String> bodiesWithWatermark(Instant at) {
+        List<String> all = new ArrayList<>(bodies);
+        all.add(watermark("watermark:" + at.toEpochMilli(), at));
+        return List.copyOf(all);
+    }
+
     private static String created(SyntheticData.Generated g) {
         return event("authorisation.created", "created:" + g.id(), g.id()).put("amountMinor", g.amountMinor())
                 .put("currency", g.currency()).put("merchantId", g.merchantId()).put("authorisedAt", g.authorisedAt().toString()).toString();

@@ -251,6 +251,8 @@ public final class MultiNightRun {
                     }
                 }
                 bodies.addAll(changes);
+                // Then its settlement watermark: everything timed before the batch was published with it.
+                bodies.add(com.payments.reconciler.harness.local.SyntheticEvents.watermark("watermark:" + publishAt, publishAt));
                 long appliedBefore = PlatformFeed.appliedEvents(StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                 long publishedAt = clock.instant().toEpochMilli();
                 PlatformFeed.Recorded recorded = feed.feedRecorded(bodies, appliedBefore, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));

@@ -71,7 +71,7 @@ final class EnforcedNight implements AutoCloseable {
         SyntheticData.Expected expected = events.expected();
         try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), "enforced-",
                 LocalRun.localMapping(new LocalPipeline.Sandboxes(template)))) {
-            PlatformFeed.Tally tally = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC()).feed(events.bodies(), 0,
+            PlatformFeed.Tally tally = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC()).feed(events.bodiesWithWatermark(Clock.systemUTC().instant()), 0,
                     () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
             if (tally.rejected() > 0 || tally.deadLettered() > 0) {
                 throw new IllegalStateException("the night's data was not ingested cleanly: " + tally);

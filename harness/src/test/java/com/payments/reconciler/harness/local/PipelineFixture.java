@@ -38,6 +38,7 @@ final class PipelineFixture implements AutoCloseable {
     SyntheticData.Expected load(int authorisations, double settled, long seed) {
         SyntheticData.Expected expected = new SyntheticData(authorisations, settled, 0.1, seed)
                 .load(pipeline.dynamo(), pipeline.tables(), input().cutoff(), input().shards());
+        pipeline.settlementFeedComplete();
         pipeline.writeLog().clear();
         return expected;
     }
