@@ -49,7 +49,7 @@ final class RerunCommand implements Callable<Integer> {
         WindowId id = WindowId.parse(window, "--window");
         WindowConfig config = windowOptions.config(dryRun);
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
         try {
             StartResult result = starter.startRerun(id, config.inputFor(id), force);
             StartCommand.print(spec.commandLine().getOut(), result, aws);

@@ -45,7 +45,7 @@ final class StartCommand implements Callable<Integer> {
         WindowConfig config = windowOptions.config(false);
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
         PrintWriter out = spec.commandLine().getOut();
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
         StartResult result = starter.start(ExecutionName.scheduled(id), config.inputFor(id));
         print(out, result, aws);
         return ExitCodes.OK;
