@@ -120,7 +120,7 @@ class OperatorMessagesTest {
             fake.answer("DescribeExecution", 400, DOES_NOT_EXIST);
             fake.answer("StartExecution", 200, "{\"executionArn\":\"arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01\","
                     + "\"startDate\":1.7649E9}");
-            String[] start = {"start", "--window", "2026-12-01", "--horizon-days", "365", "--stack-name", TestStacks.NAME,
+            String[] start = {"start", "--window", "2026-12-01", "--stack-name", TestStacks.NAME,
                     "--endpoint-url", fake.uri().toString()};
 
             String[] quiet = runAsTheProcess(start);

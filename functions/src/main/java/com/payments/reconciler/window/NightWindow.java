@@ -17,9 +17,10 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The execution input of one window (docs/design.md §8): a pure function of the window and the deployed
- * configuration, so the same occurrence always produces byte-identical input. Every task reads the
- * cutoff from here, never from its own clock, so a rerun decides exactly as the first run did.
+ * The night a task decides with (docs/design.md §8): the {@link ExecutionInput}'s window and dry-run resolved against the
+ * functions' deployed configuration by {@link WindowConfig#resolve}, once per execution, by AcquireLease; the later tasks
+ * receive it from the workflow's state (AcquireLease's output), never from the execution input, and the execution's history
+ * shows the grace and cutoff the night used. Every task reads the cutoff from here, never from its own clock.
  *
  * @param windowId the schedule's nominal date, {@code YYYY-MM-DD}
  * @param windowStart the window's nominal start: its date at the schedule's configured local time, in the
@@ -29,13 +30,13 @@ import java.util.List;
  * @param dryRun decide and report, change nothing
  * @param shards shards of the sparse GSIs to read
  */
-public record ExecutionInput(String windowId, Instant windowStart, Instant cutoff, Duration gracePeriod,
+public record NightWindow(String windowId, Instant windowStart, Instant cutoff, Duration gracePeriod,
                              Boolean dryRun, Integer shards) {
 
     public static final int MAX_SHARDS = 64;
     private static final ObjectMapper JSON = Json.mapper();
 
-    public ExecutionInput {
+    public NightWindow {
         if (windowId == null || windowId.isBlank()) {
             throw new InvalidInput("windowId", "required, a date YYYY-MM-DD");
         }
@@ -80,6 +81,16 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
         }
     }
 
+    /** This night reading {@code value} shards (the highest a night ever ran with: lease/ShardHistory). */
+    public NightWindow withShards(int value) {
+        return new NightWindow(windowId, windowStart, cutoff, gracePeriod, dryRun, value);
+    }
+
+    /** The execution input this night was resolved from: its window and dry-run. */
+    public ExecutionInput executionInput() {
+        return new ExecutionInput(windowId, dryRun);
+    }
+
     /** The sha256 of {@link #toJson()}: what logs show instead of the input itself. */
     public String sha256() {
         return sha256(toJson());
@@ -95,15 +106,15 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
     }
 
     /** Parses an execution input strictly (unknown, missing or mistyped fields are errors naming them). */
-    public static ExecutionInput parse(String json) {
+    public static NightWindow parse(String json) {
         if (json == null) {
             throw new InvalidInput("input", "required, the execution input JSON object");
         }
-        return JsonHandler.parse(json.getBytes(StandardCharsets.UTF_8), ExecutionInput.class);
+        return JsonHandler.parse(json.getBytes(StandardCharsets.UTF_8), NightWindow.class);
     }
 
     /** The fields in which two inputs differ, by name (for the "configuration changed" warning). */
-    public List<String> differingFields(ExecutionInput other) {
+    public List<String> differingFields(NightWindow other) {
         List<String> fields = new ArrayList<>();
         if (!windowId.equals(other.windowId)) fields.add("windowId");
         if (!windowStart.equals(other.windowStart)) fields.add("windowStart");
