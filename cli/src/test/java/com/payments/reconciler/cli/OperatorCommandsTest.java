@@ -116,6 +116,20 @@ class OperatorCommandsTest {
         assertThat(found.exit()).as(found.err()).isZero();
         assertThat(found.out()).contains("no executions");
 
+        // commands finds its table through the same outputs: listing reaches the table the stack names (and only that one).
+        // In us-east-1, where a command aimed at a local endpoint without --region looks.
+        new com.payments.reconciler.store.TableCreator(software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
+                .endpointOverride(moto.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build())
+                .create(com.payments.reconciler.store.Tables.ReleaseCommands.SCHEMA, "reconciler-test-ReleaseCommands");
+        Result commands = run("commands", "list", "--stack-name", "reconciler-found-" + com.payments.reconciler.workflow.FixedNames.STACK_SUFFIX,
+                "--endpoint-url", moto.endpoint().toString());
+        assertThat(commands.exit()).as(commands.err()).isZero();
+        Result otherTable = run("commands", "list", "--commands-table", "no-such-table", "--endpoint-url", moto.endpoint().toString());
+        assertThat(otherTable.exit()).as("the flag names another table, which moto does not have").isEqualTo(ExitCodes.AWS_ERROR);
+
         // Known bad: a stack that does not exist (CloudFormation's ValidationError), and one without the reconciler's outputs.
         Result missing = run("status", "--window", today, "--stack-name", "no-such-stack", "--endpoint-url", moto.endpoint().toString());
         assertThat(missing.exit()).isEqualTo(ExitCodes.BAD_INPUT);

@@ -18,19 +18,19 @@ import picocli.CommandLine.Option;
  */
 public final class LocalDeploymentOptions {
 
-    @Option(names = "--time-zone", paramLabel = "ZONE", description = "The schedule's IANA time zone, e.g. Europe/London (default: ${DEFAULT-VALUE}).", defaultValue = "UTC")
+    @Option(names = "--time-zone", paramLabel = "ZONE", description = "The local deployment's schedule IANA time zone, e.g. Europe/London (default: ${DEFAULT-VALUE}).", defaultValue = "UTC")
     ZoneId zone;
 
-    @Option(names = "--schedule-time", paramLabel = "HH:mm", description = "The schedule's local time of day, 00:00 to 23:59 (default: ${DEFAULT-VALUE}).", defaultValue = "02:00")
+    @Option(names = "--schedule-time", paramLabel = "HH:mm", description = "The local deployment's schedule local time of day, 00:00 to 23:59 (default: ${DEFAULT-VALUE}).", defaultValue = "02:00")
     LocalTime localTime;
 
-    @Option(names = "--grace-period", paramLabel = "DURATION", description = "How long settlements may take to arrive, an ISO-8601 duration such as PT72H or P3D (default: ${DEFAULT-VALUE}).", defaultValue = "PT72H")
+    @Option(names = "--grace-period", paramLabel = "DURATION", description = "The local deployment's grace period (the local functions' environment): how long settlements may take to arrive, an ISO-8601 duration such as PT72H or P3D (default: ${DEFAULT-VALUE}).", defaultValue = "PT72H")
     Duration gracePeriod;
 
-    @Option(names = "--shards", paramLabel = "N", description = "Shards of the pending-authorisation index, 1 to " + NightWindow.MAX_SHARDS + " (default: ${DEFAULT-VALUE}).", defaultValue = "4")
+    @Option(names = "--shards", paramLabel = "N", description = "The local deployment's shards of the pending-authorisation index, 1 to " + NightWindow.MAX_SHARDS + " (default: ${DEFAULT-VALUE}).", defaultValue = "4")
     int shards;
 
-    @Option(names = "--horizon-days", paramLabel = "DAYS", description = "How far back a window may be started, 1 to " + WindowConfig.MAX_HORIZON_DAYS + " days (default: ${DEFAULT-VALUE}).", defaultValue = "30")
+    @Option(names = "--horizon-days", paramLabel = "DAYS", description = "The local deployment's horizon: how far back a window may be started, 1 to " + WindowConfig.MAX_HORIZON_DAYS + " days (default: ${DEFAULT-VALUE}).", defaultValue = "30")
     int horizonDays;
 
     public WindowConfig config(boolean dryRun) {
