@@ -5,7 +5,6 @@ import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LeaseHeld;
 import com.payments.reconciler.workflow.Timing;
-import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.WindowConfig;
 import java.time.Clock;
@@ -23,7 +22,6 @@ public final class AcquireLeaseHandler extends JsonHandler<AcquireRequest, Acqui
     private final LeaseStore leases;
     private final String leaseName;
     private final WindowConfig config;
-    private final ShardHistory shardHistory;
     private final Clock clock;
 
     public AcquireLeaseHandler() {
@@ -32,15 +30,14 @@ public final class AcquireLeaseHandler extends JsonHandler<AcquireRequest, Acqui
 
     public AcquireLeaseHandler(HandlerEnvironment env) {
         this(new LeaseStore(env.aws().dynamo(), env.tables().leases(), Timing.LEASE_DURATION), env.leaseName(),
-                WindowConfig.fromEnvironment(env), new ShardHistory(env.aws().dynamo(), env.tables().leases(), Backoff.standard()), env.clock());
+                WindowConfig.fromEnvironment(env), env.clock());
     }
 
-    public AcquireLeaseHandler(LeaseStore leases, String leaseName, WindowConfig config, ShardHistory shardHistory, Clock clock) {
+    public AcquireLeaseHandler(LeaseStore leases, String leaseName, WindowConfig config, Clock clock) {
         super(AcquireRequest.class);
         this.leases = leases;
         this.leaseName = leaseName;
         this.config = config;
-        this.shardHistory = shardHistory;
         this.clock = clock;
     }
 
@@ -56,7 +53,7 @@ public final class AcquireLeaseHandler extends JsonHandler<AcquireRequest, Acqui
                 LOG.info("lease {} acquired at epoch {} by {} for window {}{}", leaseName, acquired.lease().epoch(),
                         request.ownerId(), request.window().windowId(), acquired.retried() ? " (retry after a lost response)" : "");
                 // Every shard a night ever ran with is read, so lowering `shards` strands nothing (docs/decisions.md, "Shard changes").
-                NightWindow read = night.withShards(shardHistory.record(leaseName, night.shards()));
+                NightWindow read = night.withShards(leases.recordShards(leaseName, night.shards()));
                 LOG.info("window {}: grace {} from the deployment, cutoff {}, shards {} deployed, {} read", read.windowId(), read.gracePeriod(),
                         read.cutoff(), night.shards(), read.shards());
                 yield new AcquiredNight(read, acquired.lease().token());

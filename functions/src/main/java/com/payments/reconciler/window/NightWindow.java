@@ -81,7 +81,7 @@ public record NightWindow(String windowId, Instant windowStart, Instant cutoff, 
         }
     }
 
-    /** This night reading {@code value} shards (the highest a night ever ran with: lease/ShardHistory). */
+    /** This night reading {@code value} shards (the highest a night ever ran with: LeaseStore.recordShards). */
     public NightWindow withShards(int value) {
         return new NightWindow(windowId, windowStart, cutoff, gracePeriod, dryRun, value);
     }

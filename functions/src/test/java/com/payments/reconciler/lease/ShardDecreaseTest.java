@@ -11,6 +11,7 @@ import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.WindowConfig;
+import com.payments.reconciler.workflow.Timing;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Lowering {@code shards} on a deployed stack: a pending authorisation ingestion filed in shard 6 of 8 is still read by a
  * night deployed with 4, because AcquireLease resolves the night's shards as the highest value any night ran with
- * ({@link ShardHistory}). The known-bad case, a night that reads only the deployed count (the code before), reads no shard
+ * ({@link LeaseStore#recordShards}). The known-bad case, a night that reads only the deployed count (the code before), reads no shard
  * that holds it: the authorisation would never be released, escalated or counted.
  */
 @ExtendWith(LocalDynamo.class)
@@ -46,23 +47,23 @@ class ShardDecreaseTest {
 
     @Test
     void aNightDeployedWithFewerShardsStillReadsEveryShardANightRanWith() {
-        ShardHistory history = new ShardHistory(engine.client(), engine.tables().leases(), Backoff.standard());
-        assertThat(history.record(LEASE, 8)).as("the night deployed with 8").isEqualTo(8);
+        LeaseStore history = new LeaseStore(engine.client(), engine.tables().leases(), Timing.LEASE_DURATION, Backoff.standard());
+        assertThat(history.recordShards(LEASE, 8)).as("the night deployed with 8").isEqualTo(8);
 
         NightWindow lowered = deployedWith(4).resolve(NIGHT_INPUT);
-        NightWindow read = lowered.withShards(history.record(LEASE, lowered.shards()));
+        NightWindow read = lowered.withShards(history.recordShards(LEASE, lowered.shards()));
 
         assertThat(read.shards()).isEqualTo(8);
         assertThat(pendingRead(read)).contains(stranded);
-        assertThat(history.record(LEASE, 2)).as("never lowered by a later value").isEqualTo(8);
+        assertThat(history.recordShards(LEASE, 2)).as("never lowered by a later value").isEqualTo(8);
     }
 
     @Test
     void knownBadANightReadingOnlyTheDeployedCountMissesTheHigherShard() {
         NightWindow deployedOnly = deployedWith(4).resolve(NIGHT_INPUT);
         assertThat(pendingRead(deployedOnly)).doesNotContain(stranded);
-        ShardHistory fresh = new ShardHistory(engine.client(), engine.tables().leases(), Backoff.standard());
-        assertThat(fresh.record(LEASE, 4)).as("no night ran with 8 here: nothing to read beyond 4").isEqualTo(4);
+        LeaseStore fresh = new LeaseStore(engine.client(), engine.tables().leases(), Timing.LEASE_DURATION, Backoff.standard());
+        assertThat(fresh.recordShards(LEASE, 4)).as("no night ran with 8 here: nothing to read beyond 4").isEqualTo(4);
     }
 
     private static WindowConfig deployedWith(int shards) {
