@@ -57,7 +57,8 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
         return switch (function) {
             case START_WINDOW -> List.of();
             case ACQUIRE_LEASE -> List.of(
-                    table(Leases.SCHEMA, "LeaseStore.acquire: conditional takeover, epoch + 1", UPDATE_ITEM));
+                    table(Leases.SCHEMA, "LeaseStore.acquire: conditional takeover, epoch + 1; LeaseStore.recordShards: ADD the deployed "
+                            + "shards to the {leaseName}#shards item", UPDATE_ITEM));
             case RECONCILE_PAGE -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check (item 0 of every transaction)",
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),

@@ -14,7 +14,7 @@ import software.amazon.awscdk.StackProps;
  */
 public final class ReconcilerApp {
 
-    public static final String STACK_SUFFIX = "HoldReleaseReconciler";
+    public static final String STACK_SUFFIX = com.payments.reconciler.workflow.FixedNames.STACK_SUFFIX;
 
     private ReconcilerApp() {
     }

@@ -145,6 +145,9 @@ public final class ReconcilerFunctions extends Construct {
         if (function.invokedByWorkflow()) {
             environment.putAll(tables.environment());
             environment.put(EnvVars.LEASE_NAME, EnvVars.DEFAULT_LEASE_NAME);
+            // Each task derives the cutoff, grace and shards from the window and these, never from the execution input
+            // (docs/decisions.md, "Configuration from the deployment only"): the same map as StartWindow's, one source.
+            environment.putAll(config.windowEnvironment());
         } else if (function == LambdaFunction.INGEST_EVENTS) {
             // The two tables it writes, and the shards a new pending authorisation is filed under: StartWindow's value.
             environment.put(TableNames.ENV_AUTHORISATIONS, tables.names().authorisations());

@@ -4,6 +4,7 @@ import com.payments.reconciler.store.TableSchema;
 import com.payments.reconciler.store.Tables;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.StackOutputs;
 import io.github.cdklabs.cdknag.NagPackSuppression;
 import io.github.cdklabs.cdknag.NagSuppressions;
 import io.github.cdklabs.cdknag.RegexAppliesTo;
@@ -29,9 +30,9 @@ import software.constructs.Construct;
  */
 public final class ReconcilerStack extends Stack {
 
-    public static final String OUTPUT_STATE_MACHINE_ARN = "StateMachineArn";
-    public static final String OUTPUT_CONSOLE_URL = "StateMachineConsoleUrl";
-    public static final String OUTPUT_DASHBOARD = "DashboardName";
+    public static final String OUTPUT_STATE_MACHINE_ARN = StackOutputs.STATE_MACHINE_ARN;
+    public static final String OUTPUT_CONSOLE_URL = StackOutputs.STATE_MACHINE_CONSOLE_URL;
+    public static final String OUTPUT_DASHBOARD = StackOutputs.DASHBOARD_NAME;
 
     private final EncryptionKeys keys;
     private final ReconcilerTables tables;
@@ -60,7 +61,7 @@ public final class ReconcilerStack extends Stack {
         this.alarmTopic = new AlarmTopic(this, "Alarms", config, keys);
         this.monitoring = new Monitoring(this, "Monitoring", config, workflow, functions, schedule.deadLetterQueue(),
                 startWindowInvocation, alarmTopic, ingestion);
-        outputs();
+        outputs(config);
     }
 
     /**
@@ -143,10 +144,10 @@ public final class ReconcilerStack extends Stack {
                 .build());
     }
 
-    private void outputs() {
+    private void outputs(StackConfig config) {
         StateMachine stateMachine = workflow.stateMachine();
         CfnOutput.Builder.create(this, OUTPUT_STATE_MACHINE_ARN)
-                .description("bin/reconciler ... --state-machine-arn")
+                .description("The state machine the operator's commands find with --stack-name")
                 .value(stateMachine.getStateMachineArn())
                 .build();
         CfnOutput.Builder.create(this, OUTPUT_CONSOLE_URL)
@@ -159,11 +160,17 @@ public final class ReconcilerStack extends Stack {
                 .value(monitoring.dashboard().getDashboardName())
                 .build();
         for (TableSchema schema : Tables.ALL) {
-            CfnOutput.Builder.create(this, schema.logicalName() + "TableName")
+            CfnOutput.Builder.create(this, StackOutputs.tableName(schema))
                     .description(schema.logicalName() + " table")
                     .value(tables.names().nameOf(schema))
                     .build();
         }
+        // The window settings the functions are deployed with, from the same map as their environment (one source).
+        Map<String, String> window = config.windowEnvironment();
+        StackOutputs.WINDOW_SETTINGS.forEach((envVar, key) -> CfnOutput.Builder.create(this, key)
+                .description("Deployed window setting " + envVar + " (the functions' environment)")
+                .value(window.get(envVar))
+                .build());
         // Stack-level, so the output keys are exactly these names (docs/integration.md, docs/deploy.md).
         CfnOutput.Builder.create(this, Ingestion.OUTPUT_QUEUE_URL).description("Publish card-platform events here (docs/integration.md)")
                 .value(ingestion.queue().getQueueUrl()).build();

@@ -40,8 +40,11 @@ import software.amazon.awscdk.assertions.Template;
 /** The six functions: runtime, architecture, SnapStart behind an alias, timing budget, logs, tracing, environment. */
 class FunctionsTest {
 
+    // The window settings too: every task resolves the night from them, never from the execution input.
     private static final Set<String> WORKFLOW_ENV = Set.of(TableNames.ENV_LEASES, TableNames.ENV_AUTHORISATIONS,
-            TableNames.ENV_SETTLEMENTS, TableNames.ENV_RELEASE_COMMANDS, TableNames.ENV_IDEMPOTENCY, EnvVars.LEASE_NAME);
+            TableNames.ENV_SETTLEMENTS, TableNames.ENV_RELEASE_COMMANDS, TableNames.ENV_IDEMPOTENCY, EnvVars.LEASE_NAME,
+            EnvVars.SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_LOCAL_TIME, EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN,
+            EnvVars.WINDOW_HORIZON_DAYS);
 
     private final SynthesizedStack synth = SynthesizedStack.get();
     private final TemplateJson template = new TemplateJson(synth);

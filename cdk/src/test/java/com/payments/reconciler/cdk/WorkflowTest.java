@@ -109,6 +109,13 @@ class WorkflowTest {
         assertThat(outputs.path(ReconcilerStack.OUTPUT_STATE_MACHINE_ARN).path("Value")).isEqualTo(arn);
         String link = outputs.path(ReconcilerStack.OUTPUT_CONSOLE_URL).path("Value").toString();
         assertThat(link).contains(".console.aws.amazon.com/states/home?region=").contains("#/statemachines/view/").contains(arn.toString());
+        // The deployed window settings the operator's commands read, from the same map as the functions' environment.
+        java.util.Map<String, String> window = synth.config.windowEnvironment();
+        com.payments.reconciler.workflow.StackOutputs.WINDOW_SETTINGS.forEach((envVar, key) ->
+                assertThat(outputs.path(key).path("Value").asText()).as(key).isEqualTo(window.get(envVar)));
+        for (com.payments.reconciler.store.TableSchema schema : com.payments.reconciler.store.Tables.ALL) {
+            assertThat(outputs.has(com.payments.reconciler.workflow.StackOutputs.tableName(schema))).as(schema.logicalName()).isTrue();
+        }
     }
 
     private JsonNode stateMachine() {

@@ -1,28 +1,51 @@
 package com.payments.reconciler.cli;
 
+import com.payments.reconciler.cli.deployment.Deployment;
+import com.payments.reconciler.cli.deployment.StackLookup;
+import com.payments.reconciler.cli.deployment.StackName;
 import java.net.URI;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 
-/** How the operator commands reach Step Functions: AWS's default credential chain, or a local moto. */
+/**
+ * Which deployment the operator commands act on and how they reach it: the stack, found by name with CloudFormation
+ * DescribeStacks (its outputs name the state machine, the tables and the deployed window settings), with AWS's default
+ * credential chain or a local moto.
+ */
 final class AwsOptions {
 
-    @Option(names = "--state-machine-arn", required = true, paramLabel = "ARN",
-            description = "The reconciler's state machine (the stack output StateMachineArn).")
-    String stateMachineArn;
+    @Option(names = "--stack-name", paramLabel = "NAME",
+            description = "The deployed reconciler stack (default: $" + StackName.ENV + ", else cdk.json's namePrefix + HoldReleaseReconciler).")
+    String stackName;
 
-    @Option(names = "--region", paramLabel = "REGION", description = "AWS region (default: the ARN's region).")
+    @Option(names = "--region", paramLabel = "REGION", description = "AWS region (default: AWS_REGION or the profile's region).")
     String region;
 
-    @Option(names = "--endpoint-url", paramLabel = "URL", description = "Another endpoint for Step Functions, e.g. a local moto (requests signed with dummy credentials).")
+    @Option(names = "--endpoint-url", paramLabel = "URL", description = "Another endpoint for CloudFormation and Step Functions, e.g. a local moto (requests signed with dummy credentials).")
     URI endpointUrl;
 
-    SfnClient sfn() {
-        if (stateMachineArn == null || !stateMachineArn.matches("arn:aws[a-z-]*:states:[a-z0-9-]+:\\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}")) {
-            throw new IllegalArgumentException("--state-machine-arn must be arn:aws:states:REGION:ACCOUNT:stateMachine:NAME, was " + stateMachineArn);
+    private Deployment deployment;
+
+    /** The stack's outputs, described once per command. */
+    Deployment deployment() {
+        if (deployment == null) {
+            String name = StackName.resolve(stackName, System.getenv(), Path.of(""));
+            String r = effectiveRegion();
+            deployment = new StackLookup(OperatorClients.build(CloudFormationClient.builder(), r, endpointUrl)).find(name, r);
         }
-        String effectiveRegion = region != null ? region : stateMachineArn.split(":")[3];
-        return OperatorClients.build(SfnClient.builder(), effectiveRegion, endpointUrl);
+        return deployment;
+    }
+
+    String stateMachineArn() {
+        return deployment().stateMachineArn();
+    }
+
+    /** Step Functions in the state machine's own region (the stack's outputs name it). */
+    SfnClient sfn() {
+        return OperatorClients.build(SfnClient.builder(), region != null ? region : stateMachineArn().split(":")[3], endpointUrl);
     }
 
     /**
@@ -30,18 +53,33 @@ final class AwsOptions {
      * (exit 2), not an AWS failure.
      */
     IllegalArgumentException noSuchExecution(com.payments.reconciler.window.ExecutionName name) {
+        String arn = stateMachineArn();
         return new IllegalArgumentException("--execution: " + name + " does not exist for state machine "
-                + stateMachineArn.substring(stateMachineArn.lastIndexOf(':') + 1) + " in " + effectiveRegion()
+                + arn.substring(arn.lastIndexOf(':') + 1) + " in " + arn.split(":")[3]
                 + " — `status --window " + name.window() + "` lists that window's executions");
     }
 
-    private String effectiveRegion() {
-        return region != null ? region : stateMachineArn.split(":")[3];
+    /** The region: the flag, a local engine's default, or the SDK's chain; none configured is bad usage (exit 2). */
+    String effectiveRegion() {
+        if (region != null) {
+            if (!region.matches("[a-z]{2}(-[a-z]+)+-\\d")) {
+                throw new IllegalArgumentException("--region: must be a region code such as eu-west-1, was '" + region + "'");
+            }
+            return region;
+        }
+        if (endpointUrl != null) {
+            return OperatorClients.LOCAL_DEFAULT_REGION.id();
+        }
+        try {
+            return new DefaultAwsRegionProviderChain().getRegion().id();
+        } catch (software.amazon.awssdk.core.exception.SdkClientException e) {
+            throw new IllegalArgumentException("--region: required when no region is configured (AWS_REGION or the profile's region), e.g. --region eu-west-1");
+        }
     }
 
     /** The console page of an execution. */
     String consoleUrl(String executionArn) {
-        String r = region != null ? region : stateMachineArn.split(":")[3];
+        String r = executionArn.split(":")[3];
         return "https://" + r + ".console.aws.amazon.com/states/home?region=" + r + "#/v2/executions/details/" + executionArn;
     }
 }

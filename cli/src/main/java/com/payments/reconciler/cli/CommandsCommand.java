@@ -1,9 +1,12 @@
 package com.payments.reconciler.cli;
 
+import com.payments.reconciler.cli.deployment.StackLookup;
+import com.payments.reconciler.cli.deployment.StackName;
 import com.payments.reconciler.cli.operator.ParkedCommands;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -11,6 +14,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** {@code commands list|requeue|resolve}: the release commands waiting for a person (QUARANTINED, ESCALATED). */
@@ -21,23 +25,36 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
         subcommands = {CommandsCommand.ListParked.class, CommandsCommand.RequeueParked.class, CommandsCommand.ResolveParked.class})
 final class CommandsCommand {
 
-    /** Where the ReleaseCommands table is: the operator's credentials, or a local moto. */
+    /** Where the ReleaseCommands table is: the stack's output ReleaseCommandsTableName (or a named table), the operator's credentials or a local moto. */
     static final class TableOptions {
-        @Option(names = "--commands-table", required = true, paramLabel = "NAME",
-                description = "The ReleaseCommands table (the stack output ReleaseCommandsTableName).")
+        @Option(names = "--stack-name", paramLabel = "NAME",
+                description = "The deployed reconciler stack whose ReleaseCommandsTableName output names the table (default: $" + StackName.ENV
+                        + ", else cdk.json's namePrefix + HoldReleaseReconciler).")
+        String stackName;
+
+        @Option(names = "--commands-table", paramLabel = "NAME",
+                description = "The ReleaseCommands table by name, instead of the stack's output (e.g. a table the stack imported).")
         String table;
 
         @Option(names = "--region", paramLabel = "REGION", description = "AWS region (default: the SDK's chain, e.g. AWS_REGION).")
         String region;
 
-        @Option(names = "--endpoint-url", paramLabel = "URL", description = "Another endpoint for DynamoDB, e.g. a local moto (dummy credentials).")
+        @Option(names = "--endpoint-url", paramLabel = "URL", description = "Another endpoint for CloudFormation and DynamoDB, e.g. a local moto (dummy credentials).")
         URI endpointUrl;
 
         ParkedCommands parked() {
-            if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
-                throw new IllegalArgumentException("--commands-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + table);
+            String name = table != null ? table : fromStack();
+            if (name == null || !name.matches("[A-Za-z0-9_.-]{3,255}")) {
+                throw new IllegalArgumentException("--commands-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + name);
             }
-            return new ParkedCommands(OperatorClients.build(DynamoDbClient.builder(), region, endpointUrl), table);
+            return new ParkedCommands(OperatorClients.build(DynamoDbClient.builder(), region, endpointUrl), name);
+        }
+
+        private String fromStack() {
+            String stack = StackName.resolve(stackName, System.getenv(), Path.of(""));
+            String r = region != null ? region : endpointUrl != null ? OperatorClients.LOCAL_DEFAULT_REGION.id() : null;
+            StackLookup lookup = new StackLookup(OperatorClients.build(CloudFormationClient.builder(), r, endpointUrl));
+            return lookup.find(stack, r != null ? r : "the configured region").tableName(ReleaseCommands.SCHEMA);
         }
     }
 

@@ -42,7 +42,7 @@ final class HistoryCommand implements Callable<Integer> {
     public Integer call() {
         ExecutionName name = ExecutionName.require(execution, "--execution");
         SfnClient sfn = aws.sfn();
-        String arn = new WindowStarter(sfn, aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
+        String arn = new WindowStarter(sfn, aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
         List<HistoryEvent> events;
         try {
             events = new ExecutionFollower(sfn).history(arn);

@@ -13,7 +13,7 @@ import software.amazon.awssdk.regions.Region;
 final class OperatorClients {
 
     /** What a local engine is addressed in when no region is given (moto checks none). */
-    private static final Region LOCAL_DEFAULT_REGION = Region.US_EAST_1;
+    static final Region LOCAL_DEFAULT_REGION = Region.US_EAST_1;
 
     private OperatorClients() {
     }

@@ -120,7 +120,7 @@ public final class ReconcilerCli {
                 case "AccessDeniedException", "AccessDenied", "UnrecognizedClientException" ->
                         " — the credentials in use may not call this; check the role/profile (AWS_PROFILE) and the region";
                 case "ThrottlingException", "TooManyRequestsException" -> " — AWS is throttling these calls; retry in a moment";
-                case "StateMachineDoesNotExist", "ResourceNotFoundException" -> " — check --state-machine-arn (or --commands-table) and --region";
+                case "StateMachineDoesNotExist", "ResourceNotFoundException" -> " — check --stack-name (or --commands-table) and --region";
                 default -> "";
             };
             return "AWS " + code + ": " + aws.awsErrorDetails().errorMessage() + hint;

@@ -54,7 +54,7 @@ final class RedriveCommand implements Callable<Integer> {
     public Integer call() {
         ExecutionName name = ExecutionName.require(execution, "--execution");
         SfnClient sfn = aws.sfn();
-        String arn = new WindowStarter(sfn, aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
+        String arn = new WindowStarter(sfn, aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
         DescribeExecutionResponse described;
         try {
             described = sfn.describeExecution(b -> b.executionArn(arn));

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:started",
                 "1:refused: an execution of the window is running (--force starts anyway)",
-                "2:bad usage or input: a flag's value, a window not yet started or beyond --horizon-days (nothing started)",
+                "2:bad usage or input: a flag's value, a window not yet started or beyond the deployed horizon, a missing stack (nothing started)",
                 "3:AWS error: no credentials, permissions, throttling, endpoint"})
 final class RerunCommand implements Callable<Integer> {
 
@@ -39,17 +39,16 @@ final class RerunCommand implements Callable<Integer> {
     AwsOptions aws;
 
     @Mixin
-    WindowOptions windowOptions;
-
-    @Mixin
     Verbosity verbosity;
 
     @Override
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
-        WindowConfig config = windowOptions.config(dryRun);
+        // A dry-run deployment reruns dry; --dry-run makes a live deployment's rerun dry.
+        WindowConfig deployed = aws.deployment().window();
+        WindowConfig config = deployed.withDryRun(deployed.dryRun() || dryRun);
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
         try {
             StartResult result = starter.startRerun(id, config.inputFor(id), force);
             StartCommand.print(spec.commandLine().getOut(), result, aws);

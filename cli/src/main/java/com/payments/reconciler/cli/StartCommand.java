@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
         description = "Start a window's scheduled execution (reconcile-W) with the input the schedule would use; a window that already ran says so.",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:started, or it already exists (the duplicate start is suppressed, as the schedule's would be)",
-                "2:bad usage or input: a flag's value, a window not yet started or beyond --horizon-days (nothing started)",
+                "2:bad usage or input: a flag's value, a window not yet started or beyond the deployed horizon, a missing stack (nothing started)",
                 "3:AWS error: no credentials, permissions, throttling, endpoint"})
 final class StartCommand implements Callable<Integer> {
 
@@ -34,18 +34,16 @@ final class StartCommand implements Callable<Integer> {
     AwsOptions aws;
 
     @Mixin
-    WindowOptions windowOptions;
-
-    @Mixin
     Verbosity verbosity;
 
     @Override
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
-        WindowConfig config = windowOptions.config(false);
+        // The deployed settings, dry-run included: the same input the schedule would start.
+        WindowConfig config = aws.deployment().window();
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
         PrintWriter out = spec.commandLine().getOut();
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn, new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
         StartResult result = starter.start(ExecutionName.scheduled(id), config.inputFor(id));
         print(out, result, aws);
         return ExitCodes.OK;

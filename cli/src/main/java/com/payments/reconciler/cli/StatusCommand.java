@@ -37,7 +37,7 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
-        List<WindowExecution> executions = new WindowStarter(aws.sfn(), aws.stateMachineArn,
+        List<WindowExecution> executions = new WindowStarter(aws.sfn(), aws.stateMachineArn(),
                 new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionsOf(id);
         PrintWriter out = spec.commandLine().getOut();
         if (executions.isEmpty()) {

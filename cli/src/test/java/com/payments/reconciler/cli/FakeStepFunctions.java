@@ -36,8 +36,18 @@ final class FakeStepFunctions implements AutoCloseable {
             try (exchange) {
                 String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
                 String operation = target == null ? "" : target.substring(target.indexOf('.') + 1);
+                String request = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                if (target == null && request.contains("Action=DescribeStacks") && stackXml != null) {
+                    // CloudFormation's query protocol: the operator's stack lookup, answered with the recorded outputs.
+                    calls.merge("DescribeStacks", 1, Integer::sum);
+                    byte[] xml = stackXml.getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().set("Content-Type", "text/xml");
+                    exchange.sendResponseHeaders(200, xml.length);
+                    exchange.getResponseBody().write(xml);
+                    return;
+                }
                 calls.merge(operation, 1, Integer::sum);
-                lastRequests.put(operation, new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                lastRequests.put(operation, request);
                 Answer answer = answers.getOrDefault(operation, new Answer(400,
                         "{\"__type\":\"UnknownOperationException\",\"message\":\"no recorded answer for " + operation + "\"}"));
                 byte[] body = answer.body().getBytes(StandardCharsets.UTF_8);
@@ -50,6 +60,21 @@ final class FakeStepFunctions implements AutoCloseable {
         server.start();
     }
 
+    private volatile String stackXml;
+
+    /** Answers CloudFormation DescribeStacks for {@link TestStacks#NAME} with a reconciler stack's outputs naming this state machine. */
+    FakeStepFunctions stack(String stateMachineArn) {
+        StringBuilder outputs = new StringBuilder();
+        TestStacks.outputs(stateMachineArn).forEach((k, v) -> outputs.append("<member><OutputKey>").append(k)
+                .append("</OutputKey><OutputValue>").append(v).append("</OutputValue></member>"));
+        stackXml = "<DescribeStacksResponse xmlns=\"http://cloudformation.amazonaws.com/doc/2010-05-15/\"><DescribeStacksResult><Stacks><member>"
+                + "<StackName>" + TestStacks.NAME + "</StackName><StackId>arn:aws:cloudformation:eu-west-1:123456789012:stack/" + TestStacks.NAME
+                + "/1</StackId><CreationTime>2026-01-01T00:00:00Z</CreationTime><StackStatus>CREATE_COMPLETE</StackStatus><Outputs>"
+                + outputs + "</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>recorded</RequestId>"
+                + "</ResponseMetadata></DescribeStacksResponse>";
+        return this;
+    }
+
     FakeStepFunctions answer(String operation, int status, String body) {
         answers.put(operation, new Answer(status, body));
         return this;
@@ -59,9 +84,9 @@ final class FakeStepFunctions implements AutoCloseable {
         return calls.getOrDefault(operation, 0);
     }
 
-    /** Every request received, whatever its operation. */
+    /** Every Step Functions request received, whatever its operation (the stack lookup, a read, is not one). */
     int allCalls() {
-        return calls.values().stream().mapToInt(Integer::intValue).sum();
+        return calls.entrySet().stream().filter(e -> !e.getKey().equals("DescribeStacks")).mapToInt(Map.Entry::getValue).sum();
     }
 
     /** The JSON body of the last request for an operation, as the SDK sent it (null if none). */

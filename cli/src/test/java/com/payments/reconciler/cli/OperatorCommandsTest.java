@@ -54,7 +54,8 @@ class OperatorCommandsTest {
     @Test
     void operatorCommandsAgainstTheStepFunctionsApi() {
         String sm = stateMachine("{\"StartAt\":\"Hold\",\"States\":{\"Hold\":{\"Type\":\"Wait\",\"Seconds\":600,\"End\":true}}}");
-        String[] aws = {"--state-machine-arn", sm, "--endpoint-url", moto.endpoint().toString()};
+        TestStacks.create(moto, TestStacks.NAME, TestStacks.outputs(sm));
+        String[] aws = {"--stack-name", TestStacks.NAME, "--endpoint-url", moto.endpoint().toString()};
         Result started = run(concat(new String[] {"start", "--window", today}, aws));
         assertThat(started.exit()).as(started.err()).isZero();
         assertThat(started.out()).contains("started reconcile-" + today).contains("console.aws.amazon.com/states");
@@ -92,17 +93,51 @@ class OperatorCommandsTest {
     void accessDeniedAndThrottlingAreAwsErrorsWithAClearMessage() {
         try (FakeStepFunctions fake = new FakeStepFunctions()) {
             String arn = "arn:aws:states:eu-west-1:123456789012:stateMachine:reconciler";
+            fake.stack(arn);
             fake.answer("ListExecutions", 400, "{\"__type\":\"com.amazon.coral.service#AccessDeniedException\",\"message\":\"User: arn:aws:iam::123456789012:user/ops is not authorized to perform: states:ListExecutions\"}");
-            Result denied = run("status", "--window", "2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            Result denied = run("status", "--window", "2026-12-01", "--stack-name", TestStacks.NAME, "--endpoint-url", fake.uri().toString());
             assertThat(denied.exit()).isEqualTo(ExitCodes.AWS_ERROR);
             assertThat(denied.err()).contains("AccessDeniedException").contains("not authorized").contains("credentials");
 
             fake.answer("ListExecutions", 400, "{\"__type\":\"ThrottlingException\",\"message\":\"Rate exceeded\"}");
-            Result throttled = run("status", "--window", "2026-12-01", "--state-machine-arn", arn, "--endpoint-url", fake.uri().toString());
+            Result throttled = run("status", "--window", "2026-12-01", "--stack-name", TestStacks.NAME, "--endpoint-url", fake.uri().toString());
             assertThat(throttled.exit()).isEqualTo(ExitCodes.AWS_ERROR);
             assertThat(throttled.err()).contains("ThrottlingException").contains("retry");
             assertThat(fake.calls("ListExecutions")).as("the SDK retried the throttled call before giving up").isGreaterThan(2);
         }
+    }
+
+    @Test
+    void theStackIsFoundByNameAndAMissingOrForeignStackIsBadUsageNamingStackName() {
+        String sm = stateMachine("{\"StartAt\":\"Done\",\"States\":{\"Done\":{\"Type\":\"Succeed\"}}}");
+        TestStacks.create(moto, "reconciler-found-" + com.payments.reconciler.workflow.FixedNames.STACK_SUFFIX, TestStacks.outputs(sm));
+        Result found = run("status", "--window", today, "--stack-name", "reconciler-found-" + com.payments.reconciler.workflow.FixedNames.STACK_SUFFIX,
+                "--endpoint-url", moto.endpoint().toString());
+        assertThat(found.exit()).as(found.err()).isZero();
+        assertThat(found.out()).contains("no executions");
+
+        // commands finds its table through the same outputs: listing reaches the table the stack names (and only that one).
+        // In us-east-1, where a command aimed at a local endpoint without --region looks.
+        new com.payments.reconciler.store.TableCreator(software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
+                .endpointOverride(moto.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build())
+                .create(com.payments.reconciler.store.Tables.ReleaseCommands.SCHEMA, "reconciler-test-ReleaseCommands");
+        Result commands = run("commands", "list", "--stack-name", "reconciler-found-" + com.payments.reconciler.workflow.FixedNames.STACK_SUFFIX,
+                "--endpoint-url", moto.endpoint().toString());
+        assertThat(commands.exit()).as(commands.err()).isZero();
+        Result otherTable = run("commands", "list", "--commands-table", "no-such-table", "--endpoint-url", moto.endpoint().toString());
+        assertThat(otherTable.exit()).as("the flag names another table, which moto does not have").isEqualTo(ExitCodes.AWS_ERROR);
+
+        // Known bad: a stack that does not exist (CloudFormation's ValidationError), and one without the reconciler's outputs.
+        Result missing = run("status", "--window", today, "--stack-name", "no-such-stack", "--endpoint-url", moto.endpoint().toString());
+        assertThat(missing.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(missing.err().strip()).startsWith("error: --stack-name: stack no-such-stack does not exist in us-east-1").doesNotContain("\n");
+        TestStacks.create(moto, "someone-elses-stack", java.util.Map.of("BucketName", "b"));
+        Result foreign = run("status", "--window", today, "--stack-name", "someone-elses-stack", "--endpoint-url", moto.endpoint().toString());
+        assertThat(foreign.exit()).isEqualTo(ExitCodes.BAD_INPUT);
+        assertThat(foreign.err()).contains("--stack-name: stack someone-elses-stack has no output StateMachineArn");
     }
 
     private static String[] concat(String[] a, String[] b) {

@@ -52,9 +52,9 @@ class OperatorMessagesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("missingExecutions")
     void anExecutionThatDoesNotExistIsBadInputNamingIt(String command, String operation) {
-        try (FakeStepFunctions fake = new FakeStepFunctions()) {
+        try (FakeStepFunctions fake = new FakeStepFunctions().stack(ARN)) {
             fake.answer(operation, 400, DOES_NOT_EXIST);
-            Result r = run(command, "--execution", "reconcile-2026-12-01", "--state-machine-arn", ARN, "--endpoint-url", fake.uri().toString());
+            Result r = run(command, "--execution", "reconcile-2026-12-01", "--stack-name", TestStacks.NAME, "--endpoint-url", fake.uri().toString());
 
             assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.BAD_INPUT);
             assertThat(r.err()).contains("--execution: reconcile-2026-12-01 does not exist for state machine reconciler in eu-west-1")
@@ -69,9 +69,9 @@ class OperatorMessagesTest {
     /** The mapping can fail: any other AWS refusal of the same call stays an AWS error (exit 3). */
     @Test
     void anotherRefusalOfTheSameCallIsStillAnAwsError() {
-        try (FakeStepFunctions fake = new FakeStepFunctions()) {
+        try (FakeStepFunctions fake = new FakeStepFunctions().stack(ARN)) {
             fake.answer("DescribeExecution", 400, "{\"__type\":\"InvalidArn\",\"message\":\"Invalid Arn\"}");
-            Result r = run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", ARN, "--endpoint-url", fake.uri().toString());
+            Result r = run("redrive", "--execution", "reconcile-2026-12-01", "--stack-name", TestStacks.NAME, "--endpoint-url", fake.uri().toString());
             assertThat(r.exit()).isEqualTo(ExitCodes.AWS_ERROR);
             assertThat(r.err()).doesNotContain("does not exist");
         }
@@ -101,7 +101,7 @@ class OperatorMessagesTest {
             }
             assertThat(sdkMessage).as("what the SDK says on its own").startsWith(MissingCredentials.SDK_NO_CREDENTIALS).hasSizeGreaterThan(500);
 
-            Result r = run("status", "--window", "2026-12-01", "--state-machine-arn", ARN);
+            Result r = run("status", "--window", "2026-12-01", "--stack-name", TestStacks.NAME, "--region", "eu-west-1");
 
             assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.AWS_ERROR);
             assertThat(r.err()).isEqualTo("error: " + MissingCredentials.MESSAGE + System.lineSeparator())
@@ -116,11 +116,11 @@ class OperatorMessagesTest {
     /** The operator's output is for a person; the shared code's JSON log lines appear only with --verbose. */
     @Test
     void logLinesOnlyWithVerbose() {
-        try (FakeStepFunctions fake = new FakeStepFunctions()) {
+        try (FakeStepFunctions fake = new FakeStepFunctions().stack(ARN)) {
             fake.answer("DescribeExecution", 400, DOES_NOT_EXIST);
             fake.answer("StartExecution", 200, "{\"executionArn\":\"arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01\","
                     + "\"startDate\":1.7649E9}");
-            String[] start = {"start", "--window", "2026-12-01", "--horizon-days", "365", "--state-machine-arn", ARN,
+            String[] start = {"start", "--window", "2026-12-01", "--stack-name", TestStacks.NAME,
                     "--endpoint-url", fake.uri().toString()};
 
             String[] quiet = runAsTheProcess(start);

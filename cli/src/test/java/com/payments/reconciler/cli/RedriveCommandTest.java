@@ -23,7 +23,7 @@ class RedriveCommandTest {
     private static final String EXECUTION = "arn:aws:states:eu-west-1:123456789012:execution:reconciler:reconcile-2026-12-01";
     private static final String PROVIDER_DOWN = "com.payments.reconciler.workflow.ProviderUnavailable";
 
-    private final FakeStepFunctions fake = new FakeStepFunctions();
+    private final FakeStepFunctions fake = new FakeStepFunctions().stack(STATE_MACHINE);
 
     @AfterEach
     void close() {
@@ -80,7 +80,7 @@ class RedriveCommandTest {
             ]}""";
 
     OperatorCommandsTest.Result redrive() {
-        return OperatorCommandsTest.run("redrive", "--execution", "reconcile-2026-12-01", "--state-machine-arn", STATE_MACHINE,
+        return OperatorCommandsTest.run("redrive", "--execution", "reconcile-2026-12-01", "--stack-name", TestStacks.NAME,
                 "--endpoint-url", fake.uri().toString());
     }
 

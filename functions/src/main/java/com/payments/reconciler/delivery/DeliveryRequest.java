@@ -1,7 +1,7 @@
 package com.payments.reconciler.delivery;
 
 import com.payments.reconciler.lease.LeaseToken;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.LogContext;
 import java.time.Instant;
@@ -17,10 +17,10 @@ import java.util.Optional;
  *
  * @param batch the previous call's result for this shard, or absent on the first call
  */
-public record DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer shard, DeliveryBatch batch,
+public record DeliveryRequest(NightWindow window, LeaseToken lease, Integer shard, DeliveryBatch batch,
                               String executionStartedAt) implements LogContext {
 
-    public DeliveryRequest(ExecutionInput window, LeaseToken lease, Integer shard, DeliveryBatch batch) {
+    public DeliveryRequest(NightWindow window, LeaseToken lease, Integer shard, DeliveryBatch batch) {
         this(window, lease, shard, batch, null);
     }
 

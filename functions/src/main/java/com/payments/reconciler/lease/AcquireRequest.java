@@ -16,7 +16,7 @@ public record AcquireRequest(ExecutionInput window, String ownerId) implements L
 
     public AcquireRequest {
         if (window == null) {
-            throw new InvalidInput("window", "required, the execution input");
+            throw new InvalidInput("window", "required, the execution input {\"windowId\": \"YYYY-MM-DD\", \"dryRun\": true|false}");
         }
         if (ownerId == null || !ownerId.matches(OWNER_ID_FORM)) {
             throw new InvalidInput("ownerId", "required, {executionName}/{uuid} as minted by the workflow, was " + ownerId);

@@ -55,6 +55,12 @@ public final class LeaseStore {
     static final String RENEW_UPDATE = "SET expiresAt = :expires, renewedAt = :now";
     // The record and its epoch stay; only ownership ends (I5).
     static final String RELEASE_UPDATE = "REMOVE #owner SET expiresAt = :now";
+    // Completeness (I4: an unsettled authorisation past the cutoff is released, never stranded in a shard nobody reads):
+    // ADD to a number set only ever adds, so the recorded values never lose one a night ran with, and two nights cannot
+    // lose each other's. On the {leaseName}#shards item, never on the lease item: no owner, no epoch.
+    static final String RECORD_SHARDS = "ADD " + Leases.SHARDS_EVER + " :shards";
+    /** The suffix of the item that records the shards values nights ran with ({@link #recordShards}). */
+    public static final String SHARDS_ITEM_SUFFIX = "#shards";
 
     static final Map<String, String> NAMES = Map.of("#owner", Leases.OWNER);
 
@@ -159,6 +165,32 @@ public final class LeaseStore {
 
     static long epochOf(Map<String, AttributeValue> item) {
         return Attr.numberOr(item, Leases.EPOCH, 0);
+    }
+
+    /**
+     * Records {@code shards} as a value a night ran with and returns the highest value ever recorded (this one included):
+     * the shards a night reads (docs/decisions.md, "Shard changes"). The shard is data, not schema: lowering {@code shards}
+     * leaves the items already filed in the higher shards there, so a night reads every shard a night ever ran with.
+     */
+    public int recordShards(String leaseName, int shards) {
+        Map<String, AttributeValue> after = StoreErrors.call("record shards " + shards, conflicts, () -> dynamo.updateItem(b -> b
+                .tableName(table)
+                .key(key(leaseName + SHARDS_ITEM_SUFFIX))
+                .updateExpression(RECORD_SHARDS)
+                .expressionAttributeValues(Map.of(":shards", AttributeValue.fromNs(java.util.List.of(Integer.toString(shards)))))
+                .returnValues(ReturnValue.ALL_NEW))).attributes();
+        return highestShards(after, shards);
+    }
+
+    static int highestShards(Map<String, AttributeValue> item, int atLeast) {
+        AttributeValue values = item == null ? null : item.get(Leases.SHARDS_EVER);
+        int max = atLeast;
+        if (values != null && values.hasNs()) {
+            for (String n : values.ns()) {
+                max = Math.max(max, Integer.parseInt(n));
+            }
+        }
+        return max;
     }
 
     private static Map<String, AttributeValue> key(String leaseName) {

@@ -49,7 +49,7 @@ public final class ReleaseLeaseHandler extends JsonHandler<ReleaseRequest, RunSu
         DeliveryTotals delivery = request.deliveries().stream().reduce(DeliveryTotals.ZERO, DeliveryTotals::plus);
         boolean failed = !request.failure().isEmpty();
         String outcome = failed ? "FAILED: " + request.failure().getOrDefault("Error", "unknown error") : "COMPLETED";
-        RunSummary summary = new RunSummary(request.window().windowId(), request.lease().epoch(), outcome, request.reconcile(), delivery);
+        RunSummary summary = new RunSummary(request.window().windowId(), request.window().gracePeriod(), request.window().cutoff(), request.lease().epoch(), outcome, request.reconcile(), delivery);
         if (!failed) {
             Map<String, Long> counts = new LinkedHashMap<>();
             counts.put(Metrics.DELIVERIES, delivery.delivered());

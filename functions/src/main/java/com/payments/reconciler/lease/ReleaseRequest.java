@@ -2,7 +2,7 @@ package com.payments.reconciler.lease;
 
 import com.payments.reconciler.delivery.DeliveryTotals;
 import com.payments.reconciler.reconcile.ReconcileTotals;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.LogContext;
 import java.util.List;
@@ -14,7 +14,7 @@ import java.util.Map;
  * @param failure a Catch's {@code {Error, Cause}}: sent only by the definition before the redrive decision
  *                (its ReleaseLeaseAfterFailure state); still accepted so such an execution's input parses
  */
-public record ReleaseRequest(ExecutionInput window, LeaseToken lease, ReconcileTotals reconcile,
+public record ReleaseRequest(NightWindow window, LeaseToken lease, ReconcileTotals reconcile,
                              List<DeliveryTotals> deliveries, Map<String, String> failure) implements LogContext {
 
     public ReleaseRequest {

@@ -1,13 +1,13 @@
 package com.payments.reconciler.reconcile;
 
 import com.payments.reconciler.lease.LeaseToken;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.LogContext;
 import java.util.Map;
 
 /** Input of ReconcilePage: the window (for its cutoff), our lease token, and where the loop stands. */
-public record PageRequest(ExecutionInput window, LeaseToken lease, PageState page) implements LogContext {
+public record PageRequest(NightWindow window, LeaseToken lease, PageState page) implements LogContext {
 
     public PageRequest {
         if (window == null) {

@@ -5,7 +5,7 @@ import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.Deadline;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Fenced;
@@ -80,7 +80,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
 
     @Override
     protected PageState handle(PageRequest request, Context context) {
-        ExecutionInput window = request.window();
+        NightWindow window = request.window();
         LeaseToken lease = request.lease();
         Deadline deadline = Deadline.of(context);
         // Request tokens name this attempt: a retried task deciding the same batch must not reuse them.
@@ -147,7 +147,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
      * Decides one batch: candidates that already settled are counted and left out (one failed settlement check
      * would cancel the batch's transaction); the rest go in one fenced transaction, split only on cancellation.
      */
-    private ReconcileTotals decide(FencedWriter attempt, LeaseToken lease, ExecutionInput window, List<Candidate> batch,
+    private ReconcileTotals decide(FencedWriter attempt, LeaseToken lease, NightWindow window, List<Candidate> batch,
                                    ReconcileTotals totals) {
         Set<String> settled = settlements.settledAmong(batch.stream().map(Candidate::authorisationId).toList());
         List<Candidate> releasable = new ArrayList<>();
@@ -192,7 +192,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         };
     }
 
-    private ReconcileTotals requestReleases(FencedWriter attempt, LeaseToken lease, ExecutionInput window, List<Candidate> releasable,
+    private ReconcileTotals requestReleases(FencedWriter attempt, LeaseToken lease, NightWindow window, List<Candidate> releasable,
                                             ReconcileTotals totals) {
         List<ReleaseOutcome> outcomes = attempt.requestReleases(lease, releasable, window.windowId(), window.cutoff(), clock.instant());
         for (int i = 0; i < outcomes.size(); i++) {

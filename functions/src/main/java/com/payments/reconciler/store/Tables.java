@@ -24,6 +24,8 @@ public final class Tables {
         public static final String EXPIRES_AT = "expiresAt";
         public static final String ACQUIRED_AT = "acquiredAt";
         public static final String RENEWED_AT = "renewedAt";
+        /** On the {@code {leaseName}#shards} item (not a lease): every shards value a night ran with, a number set (LeaseStore.recordShards). */
+        public static final String SHARDS_EVER = "shardsEver";
 
         public static final TableSchema SCHEMA = new TableSchema("Leases",
                 new KeyAttribute(LEASE_NAME, AttributeType.S), List.of(), Optional.empty(), true);

@@ -2,37 +2,33 @@ package com.payments.reconciler.window;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.workflow.AcceptedForm;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.JsonHandler;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The execution input of one window (docs/design.md §8): a pure function of the window and the deployed
- * configuration, so the same occurrence always produces byte-identical input. Every task reads the
- * cutoff from here, never from its own clock, so a rerun decides exactly as the first run did.
+ * The execution input: the window and dry-run, nothing else (docs/decisions.md, "Configuration from the deployment only").
+ * The cutoff, grace period, shards and zone come from the functions' deployed environment ({@link WindowConfig}); the first
+ * task resolves them into a {@link NightWindow} that the later tasks receive from the workflow's state, never from whoever
+ * started the execution. An input with any other field (a {@code gracePeriod}, {@code shards}, {@code cutoff}) is refused
+ * with {@code InvalidInput} naming the field, before anything is written. Byte-identical for the same window and dry-run,
+ * which is what lets Step Functions recognise a duplicate start (same name, same input).
  *
  * @param windowId the schedule's nominal date, {@code YYYY-MM-DD}
- * @param windowStart the window's nominal start: its date at the schedule's configured local time, in the
- *                    schedule's zone ({@link WindowConfig#windowStart}), never the instant a delivery carried
- * @param cutoff {@code windowStart - gracePeriod}: authorisations older than this with no settlement are released
- * @param gracePeriod how long a settlement may take to arrive
  * @param dryRun decide and report, change nothing
- * @param shards shards of the sparse GSIs to read
  */
-public record ExecutionInput(String windowId, Instant windowStart, Instant cutoff, Duration gracePeriod,
-                             Boolean dryRun, Integer shards) {
+@AcceptedForm(ExecutionInput.ACCEPTED_FORM)
+public record ExecutionInput(String windowId, Boolean dryRun) {
 
-    public static final int MAX_SHARDS = 64;
+    /** What an execution input may contain, for the error that names a field it may not. */
+    public static final String ACCEPTED_FORM = "the input is {\"windowId\": \"YYYY-MM-DD\", \"dryRun\": true|false} and nothing else: "
+            + "the cutoff, grace period, shards and zone come from the deployed stack";
     private static final ObjectMapper JSON = Json.mapper();
 
     public ExecutionInput {
@@ -46,32 +42,16 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
         } catch (DateTimeParseException e) {
             throw new InvalidInput("windowId", "must be a date YYYY-MM-DD, was '" + windowId + "'");
         }
-        if (windowStart == null) {
-            throw new InvalidInput("windowStart", "required, an ISO-8601 instant such as 2026-12-01T02:00:00Z");
-        }
-        if (gracePeriod == null || gracePeriod.isNegative() || gracePeriod.isZero()) {
-            throw new InvalidInput("gracePeriod", "required, a positive ISO-8601 duration such as PT72H");
-        }
-        if (cutoff == null) {
-            throw new InvalidInput("cutoff", "required, an ISO-8601 instant (windowStart - gracePeriod)");
-        }
-        if (!cutoff.equals(windowStart.minus(gracePeriod))) {
-            throw new InvalidInput("cutoff", "must equal windowStart - gracePeriod = " + windowStart.minus(gracePeriod)
-                    + ", was " + cutoff);
-        }
         if (dryRun == null) {
             throw new InvalidInput("dryRun", "required, true or false");
         }
-        if (shards == null || shards < 1 || shards > MAX_SHARDS) {
-            throw new InvalidInput("shards", "must be an integer from 1 to " + MAX_SHARDS + ", was " + shards);
-        }
     }
 
-    /**
-     * Canonical JSON: fields in declaration order, instants in UTC ({@code Z}), durations ISO-8601, no
-     * whitespace. The same window and configuration always give the same bytes, which is what lets
-     * Step Functions recognise a duplicate start (same name, same input).
-     */
+    public WindowId window() {
+        return WindowId.parse(windowId, "windowId");
+    }
+
+    /** Canonical JSON: fields in declaration order, no whitespace; the same window and dry-run always give the same bytes. */
     public String toJson() {
         try {
             return JSON.writeValueAsString(this);
@@ -86,15 +66,10 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
     }
 
     public static String sha256(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return NightWindow.sha256(text);
     }
 
-    /** Parses an execution input strictly (unknown, missing or mistyped fields are errors naming them). */
+    /** Parses an execution input strictly (an unknown, missing or mistyped field is an error naming it). */
     public static ExecutionInput parse(String json) {
         if (json == null) {
             throw new InvalidInput("input", "required, the execution input JSON object");
@@ -102,15 +77,11 @@ public record ExecutionInput(String windowId, Instant windowStart, Instant cutof
         return JsonHandler.parse(json.getBytes(StandardCharsets.UTF_8), ExecutionInput.class);
     }
 
-    /** The fields in which two inputs differ, by name (for the "configuration changed" warning). */
+    /** The fields in which two inputs differ, by name (for the "input differs" warning). */
     public List<String> differingFields(ExecutionInput other) {
         List<String> fields = new ArrayList<>();
         if (!windowId.equals(other.windowId)) fields.add("windowId");
-        if (!windowStart.equals(other.windowStart)) fields.add("windowStart");
-        if (!cutoff.equals(other.cutoff)) fields.add("cutoff");
-        if (!gracePeriod.equals(other.gracePeriod)) fields.add("gracePeriod");
         if (!dryRun.equals(other.dryRun)) fields.add("dryRun");
-        if (!shards.equals(other.shards)) fields.add("shards");
         return fields;
     }
 }

@@ -52,8 +52,8 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         if (gracePeriod == null || gracePeriod.isNegative() || gracePeriod.isZero()) {
             throw new InvalidInput(EnvVars.GRACE_PERIOD, "must be a positive ISO-8601 duration such as PT72H, was " + gracePeriod);
         }
-        if (shards < 1 || shards > ExecutionInput.MAX_SHARDS) {
-            throw new InvalidInput(EnvVars.SHARDS, "must be an integer from 1 to " + ExecutionInput.MAX_SHARDS + ", was " + shards);
+        if (shards < 1 || shards > NightWindow.MAX_SHARDS) {
+            throw new InvalidInput(EnvVars.SHARDS, "must be an integer from 1 to " + NightWindow.MAX_SHARDS + ", was " + shards);
         }
         if (horizonDays < 1 || horizonDays > MAX_HORIZON_DAYS) {
             throw new InvalidInput(EnvVars.WINDOW_HORIZON_DAYS, "must be an integer from 1 to " + MAX_HORIZON_DAYS + ", was " + horizonDays);
@@ -83,7 +83,7 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         ZoneId zone = parse(env, EnvVars.SCHEDULE_TIME_ZONE, d.zone(), ZoneId::of, "an IANA time zone such as UTC or Europe/London");
         LocalTime time = parse(env, EnvVars.SCHEDULE_LOCAL_TIME, d.localTime(), LocalTime::parse, "a local time HH:mm such as 02:00");
         Duration grace = parse(env, EnvVars.GRACE_PERIOD, d.gracePeriod(), Duration::parse, "an ISO-8601 duration such as PT72H");
-        int shards = parse(env, EnvVars.SHARDS, d.shards(), Integer::parseInt, "an integer from 1 to " + ExecutionInput.MAX_SHARDS);
+        int shards = parse(env, EnvVars.SHARDS, d.shards(), Integer::parseInt, "an integer from 1 to " + NightWindow.MAX_SHARDS);
         boolean dryRun = parse(env, EnvVars.DRY_RUN, d.dryRun(), WindowConfig::strictBoolean, "true or false");
         int horizon = parse(env, EnvVars.WINDOW_HORIZON_DAYS, d.horizonDays(), Integer::parseInt, "an integer number of days from 1 to " + MAX_HORIZON_DAYS);
         return new WindowConfig(zone, time, grace, shards, dryRun, horizon);
@@ -136,10 +136,24 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         return windowStart(todays).isAfter(now) ? new WindowId(today.minusDays(1)) : todays;
     }
 
-    /** The execution input: a pure function of the window and this configuration. */
+    /** The execution input: the window and this configuration's dry-run, nothing else. */
     public ExecutionInput inputFor(WindowId window) {
-        Instant start = windowStart(window);
-        return new ExecutionInput(window.toString(), start, start.minus(gracePeriod), gracePeriod, dryRun, shards);
+        return new ExecutionInput(window.toString(), dryRun);
+    }
+
+    /** The night a window's execution runs as under this configuration: {@link #resolve} of {@link #inputFor}. */
+    public NightWindow nightFor(WindowId window) {
+        return resolve(inputFor(window));
+    }
+
+    /**
+     * What a task decides with: the input's window and dry-run, and this deployed configuration's window start, grace,
+     * cutoff and shards. A pure function of the two, so a rerun decides exactly as the first run did while the deployment
+     * is unchanged (docs/decisions.md, "Configuration from the deployment only").
+     */
+    public NightWindow resolve(ExecutionInput input) {
+        Instant start = windowStart(input.window());
+        return new NightWindow(input.windowId(), start, start.minus(gracePeriod), gracePeriod, input.dryRun(), shards);
     }
 
     /**
@@ -151,13 +165,18 @@ public record WindowConfig(ZoneId zone, LocalTime localTime, Duration gracePerio
         requireStartable(window, now, EnvVars.WINDOW_HORIZON_DAYS);
     }
 
-    /** As {@link #requireStartable(WindowId, Instant)}, naming the setting that sets the horizon where it is set (a flag, on a command line). */
-    public void requireStartable(WindowId window, Instant now, String horizonSetting) {
+    /** The first half of {@link #requireStartable}: a window cannot run before its window start (the cutoff would be too recent). */
+    public void requireStarted(WindowId window, Instant now) {
         Instant start = windowStart(window);
         if (now.isBefore(start)) {
             throw new InvalidInput("window", window + " cannot start before its window start " + start
                     + " (starting it earlier would shorten the grace period " + gracePeriod + "); now is " + now);
         }
+    }
+
+    /** As {@link #requireStartable(WindowId, Instant)}, naming the setting that sets the horizon where it is set (a flag, on a command line). */
+    public void requireStartable(WindowId window, Instant now, String horizonSetting) {
+        requireStarted(window, now);
         LocalDate today = now.atZone(zone).toLocalDate();
         if (window.date().isBefore(today.minusDays(horizonDays))) {
             throw new InvalidInput("window", window + " is more than " + horizonDays + " days back (today is " + today

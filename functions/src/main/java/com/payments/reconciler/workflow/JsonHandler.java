@@ -53,7 +53,8 @@ public abstract class JsonHandler<I, O> implements RequestStreamHandler {
             }
             return value;
         } catch (UnrecognizedPropertyException e) {
-            throw new InvalidInput(path(e), "unknown field; accepted fields are " + e.getKnownPropertyIds());
+            AcceptedForm form = e.getReferringClass() == null ? null : e.getReferringClass().getAnnotation(AcceptedForm.class);
+            throw new InvalidInput(path(e), "unknown field; " + (form != null ? form.value() : "accepted fields are " + e.getKnownPropertyIds()));
         } catch (JsonMappingException e) {
             Throwable cause = e.getCause();
             if (cause instanceof InvalidInput invalid) {

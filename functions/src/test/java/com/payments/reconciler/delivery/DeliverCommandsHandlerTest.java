@@ -394,7 +394,7 @@ class DeliverCommandsHandlerTest {
     void aDryRunDeliversNothing(LocalDynamo.Engine engine) {
         DeliveryWorld w = world(engine, SimulatedProvider.builder(), 1);
         LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
-        var window = new com.payments.reconciler.window.ExecutionInput("2026-12-01", DeliveryWorld.WINDOW_START,
+        var window = new com.payments.reconciler.window.NightWindow("2026-12-01", DeliveryWorld.WINDOW_START,
                 DeliveryWorld.CUTOFF, DeliveryWorld.GRACE, true, 1);
 
         DeliveryBatch result = DeliveryWorld.invoke(w.handler(w.fixedGuard(), 2),

@@ -17,7 +17,7 @@ import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.Ingestion;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.testing.MutableClock;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.Timing;
@@ -197,12 +197,12 @@ final class DeliveryWorld implements AutoCloseable {
                 guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
     }
 
-    ExecutionInput window() {
-        return new ExecutionInput("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, shards);
+    NightWindow window() {
+        return new NightWindow("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, shards);
     }
 
     /** The task input exactly as the ASL's DeliverBatch state builds it. */
-    static String input(ExecutionInput window, LeaseToken lease, int shard, DeliveryBatch batch) {
+    static String input(NightWindow window, LeaseToken lease, int shard, DeliveryBatch batch) {
         ObjectNode root = JsonHandler.json().createObjectNode();
         root.set("window", JsonHandler.json().valueToTree(window));
         root.set("lease", JsonHandler.json().valueToTree(lease));

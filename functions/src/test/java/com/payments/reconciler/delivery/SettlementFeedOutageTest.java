@@ -12,7 +12,7 @@ import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.local.provider.SimulatedProvider;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.FeedNotComplete;
 import com.payments.reconciler.workflow.JsonHandler;
@@ -92,7 +92,7 @@ class SettlementFeedOutageTest {
         return w.dynamo.scan(b -> b.tableName(w.engine.tables().releaseCommands()).consistentRead(true)).items();
     }
 
-    private static void page(ReconcilePageHandler handler, ExecutionInput window, LeaseToken lease) {
+    private static void page(ReconcilePageHandler handler, NightWindow window, LeaseToken lease) {
         ObjectNode root = JsonHandler.json().createObjectNode();
         root.set("window", JsonHandler.json().valueToTree(window));
         root.set("lease", JsonHandler.json().valueToTree(lease));

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.delivery.DeliveryTotals;
 import com.payments.reconciler.reconcile.ReconcileTotals;
 import com.payments.reconciler.testing.LocalDynamo;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.Metrics;
@@ -49,7 +49,7 @@ class ReleaseLeaseMetricsTest {
         LeaseStore leases = new LeaseStore(engine.client(), engine.tables().leases(), Duration.ofMinutes(5));
         Lease lease = ((AcquireResult.Acquired) leases.acquire("job", "reconcile-2026-12-01/1", clock.instant())).lease();
         ReleaseLeaseHandler handler = new ReleaseLeaseHandler(leases, new EmfMetrics(clock, "ReleaseLease", lines::add), clock);
-        ExecutionInput window = new ExecutionInput("2026-12-01", START, START.minus(Duration.ofHours(72)), Duration.ofHours(72), false, 4);
+        NightWindow window = new NightWindow("2026-12-01", START, START.minus(Duration.ofHours(72)), Duration.ofHours(72), false, 4);
         ReconcileTotals reconcile = new ReconcileTotals(3, 100, 90, 8, 1, 1, 0, 0);
         List<DeliveryTotals> deliveries = List.of(new DeliveryTotals(1, 40, 0, 40, 3, 0, 0, 0, 0, 0),
                 new DeliveryTotals(1, 43, 0, 43, 4, 0, 0, 0, 0, 0));

@@ -12,7 +12,7 @@ import com.payments.reconciler.testing.Ingestion;
 import com.payments.reconciler.testing.LaggingIndex;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.testing.MutableClock;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.Timing;
@@ -62,7 +62,7 @@ class ReconcilePageAttemptTokensTest {
                 new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), NO_WAIT),
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
                 leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
-        String sameInput = input(new ExecutionInput("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, 1), lease);
+        String sameInput = input(new NightWindow("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, 1), lease);
 
         invoke(handler, sameInput, new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));
         clock.advance(Duration.ofSeconds(40));
@@ -74,7 +74,7 @@ class ReconcilePageAttemptTokensTest {
         ids.forEach(id -> assertThat(ingestion.authorisation(id).get(Authorisations.VERSION).n()).as("released once").isEqualTo("2"));
     }
 
-    private static String input(ExecutionInput window, LeaseToken lease) {
+    private static String input(NightWindow window, LeaseToken lease) {
         ObjectNode root = JsonHandler.json().createObjectNode();
         root.set("window", JsonHandler.json().valueToTree(window));
         root.set("lease", JsonHandler.json().valueToTree(lease));

@@ -15,7 +15,7 @@ import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.testing.Ingestion;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.testing.MutableClock;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.Timing;
@@ -214,7 +214,7 @@ class SettledHistoryIsNotReReadTest {
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
                 leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
         String windowId = windowStart.toString().substring(0, 10);
-        ExecutionInput window = new ExecutionInput(windowId, windowStart, cutoff(windowStart), GRACE, dryRun, SHARDS);
+        NightWindow window = new NightWindow(windowId, windowStart, cutoff(windowStart), GRACE, dryRun, SHARDS);
         ObjectNode page = JsonHandler.json().createObjectNode().putNull("cursor");
         int calls = 0;
         while (true) {

@@ -11,7 +11,7 @@ import com.payments.reconciler.lease.RunSummary;
 import com.payments.reconciler.reconcile.Cursor;
 import com.payments.reconciler.reconcile.PageState;
 import com.payments.reconciler.reconcile.ReconcileTotals;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.workflow.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,8 +34,8 @@ class PayloadSizeTest {
     @Test
     void largestStatePayloadAtAMillionCandidates() throws Exception {
         ObjectMapper json = Json.mapper();
-        int shards = ExecutionInput.MAX_SHARDS;
-        ExecutionInput window = new ExecutionInput("2026-12-01", Instant.parse("2026-12-01T02:00:00Z"),
+        int shards = NightWindow.MAX_SHARDS;
+        NightWindow window = new NightWindow("2026-12-01", Instant.parse("2026-12-01T02:00:00Z"),
                 Instant.parse("2026-11-28T02:00:00Z"), Duration.ofHours(72), false, shards);
         LeaseToken lease = new LeaseToken("hold-release-reconciler", "reconcile-2026-12-01-rerun-99/" + "0".repeat(8) + "-0000-0000-0000-" + "0".repeat(12), MILLION);
         ReconcileTotals totals = new ReconcileTotals(MILLION, MILLION, MILLION, MILLION, MILLION, MILLION, MILLION, MILLION);
@@ -49,7 +49,7 @@ class PayloadSizeTest {
         state.set("page", json.valueToTree(page));
         state.set("deliveries", json.valueToTree(Collections.nCopies(shards, delivery)));
         state.set("batch", json.valueToTree(new DeliveryBatch(true, delivery)));
-        state.set("result", json.createObjectNode().set("summary", json.valueToTree(new RunSummary("2026-12-01", MILLION, "COMPLETED", totals, delivery))));
+        state.set("result", json.createObjectNode().set("summary", json.valueToTree(new RunSummary("2026-12-01", java.time.Duration.ofHours(72), java.time.Instant.parse("2026-11-28T02:00:00Z"), MILLION, "COMPLETED", totals, delivery))));
         state.set("error", json.createObjectNode().put("Error", "com.payments.reconciler.workflow.StoreContention").put("Cause", "x".repeat(32 * 1024)));
         int bytes = json.writeValueAsString(state).getBytes(StandardCharsets.UTF_8).length;
         System.out.printf("largest state payload at 1,000,000 candidates and %d shards: %,d bytes (limit %,d)%n", shards, bytes, LIMIT);

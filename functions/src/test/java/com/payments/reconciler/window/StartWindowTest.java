@@ -128,18 +128,24 @@ class StartWindowTest {
     void changedConfigurationIsSuppressedNamingTheFieldsThatDiffer() throws Exception {
         String sm = stateMachine(WAITING);
         deliver(handler(sm, config), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
-        WindowConfig changed = new WindowConfig(ZoneId.of("UTC"), LocalTime.of(2, 0), Duration.ofHours(48), 8, false, 30);
-        StartResult result = deliver(handler(sm, changed), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        // The grace and shards are the deployment's, not the input's: a redeploy with others starts the same input.
+        WindowConfig regraced = new WindowConfig(ZoneId.of("UTC"), LocalTime.of(2, 0), Duration.ofHours(48), 8, false, 30);
+        StartResult same = deliver(handler(sm, regraced), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
+        assertThat(same.duplicateSuppressed()).isTrue();
+        assertThat(same.differingFields()).isEmpty();
+        assertThat(same.inputHash()).isEqualTo(same.existingInputHash());
+
+        StartResult result = deliver(handler(sm, config.withDryRun(true)), "{\"scheduledTime\":\"2026-12-01T02:00:00Z\"}");
         assertThat(result.duplicateSuppressed()).isTrue();
-        assertThat(result.differingFields()).containsExactly("cutoff", "gracePeriod", "shards");
+        assertThat(result.differingFields()).containsExactly("dryRun");
         assertThat(result.inputHash()).isNotEqualTo(result.existingInputHash());
         assertThat(sfn.listExecutions(b -> b.stateMachineArn(sm)).executions()).hasSize(1);
 
         ILoggingEvent warning = logs.list.stream().filter(e -> e.getLevel() == Level.WARN).findFirst().orElseThrow();
-        assertThat(warning.getFormattedMessage()).contains("reconcile-2026-12-01", "[cutoff, gracePeriod, shards]",
+        assertThat(warning.getFormattedMessage()).contains("reconcile-2026-12-01", "[dryRun]",
                 result.inputHash(), result.existingInputHash());
         // Hashes and field names only: neither input travels into the logs.
-        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(m -> m.contains("\"gracePeriod\""));
+        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(m -> m.contains("\"dryRun\""));
         assertThat(warning.getMDCPropertyMap()).containsEntry("windowId", "2026-12-01").containsEntry("executionName", "reconcile-2026-12-01");
     }
 

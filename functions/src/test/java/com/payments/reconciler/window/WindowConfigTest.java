@@ -62,12 +62,12 @@ class WindowConfigTest {
     /** Pinned bytes: a change here changes every future execution's input, so it must be deliberate. */
     @Test
     void canonicalInputBytesAndHash() {
-        ExecutionInput input = WindowConfig.defaults().inputFor(DEC_1);
+        NightWindow input = WindowConfig.defaults().nightFor(DEC_1);
         String json = "{\"windowId\":\"2026-12-01\",\"windowStart\":\"2026-12-01T02:00:00Z\",\"cutoff\":\"2026-11-28T02:00:00Z\","
                 + "\"gracePeriod\":\"PT72H\",\"dryRun\":false,\"shards\":4}";
         assertThat(input.toJson()).isEqualTo(json);
-        assertThat(input.sha256()).isEqualTo(ExecutionInput.sha256(json)).hasSize(64).matches("[0-9a-f]+");
-        assertThat(ExecutionInput.parse(json)).isEqualTo(input);
+        assertThat(input.sha256()).isEqualTo(NightWindow.sha256(json)).hasSize(64).matches("[0-9a-f]+");
+        assertThat(NightWindow.parse(json)).isEqualTo(input);
     }
 
     @Test
@@ -92,20 +92,62 @@ class WindowConfigTest {
         assertThat(WindowId.fromScheduledTime("2026-12-01T02:00:00.000Z", ZoneId.of("UTC"))).hasToString("2026-12-01");
     }
 
+    /** The execution input is the window and dry-run: pinned bytes, so a duplicate start has the same input for the same window. */
+    @Test
+    void theExecutionInputIsTheWindowAndDryRunOnly() {
+        ExecutionInput input = WindowConfig.defaults().inputFor(DEC_1);
+        assertThat(input.toJson()).isEqualTo("{\"windowId\":\"2026-12-01\",\"dryRun\":false}");
+        WindowConfig otherDeployment = new WindowConfig(ZoneId.of("Europe/London"), java.time.LocalTime.of(3, 0), java.time.Duration.ofHours(120), 8, false, 30);
+        assertThat(otherDeployment.inputFor(DEC_1).toJson()).as("the deployment's settings are not in the input").isEqualTo(input.toJson());
+        assertThat(otherDeployment.resolve(input).gracePeriod()).hasHours(120);
+        assertThat(otherDeployment.resolve(input).cutoff()).isEqualTo(otherDeployment.windowStart(DEC_1).minus(java.time.Duration.ofHours(120)));
+    }
+
+    @Test
+    void executionInputsDifferByWindowAndDryRun() {
+        ExecutionInput base = new ExecutionInput("2026-12-01", false);
+        assertThat(base.differingFields(new ExecutionInput("2026-12-01", false))).isEmpty();
+        assertThat(base.differingFields(new ExecutionInput("2026-12-02", false))).containsExactly("windowId");
+        assertThat(base.differingFields(new ExecutionInput("2026-12-01", true))).containsExactly("dryRun");
+        assertThat(base.differingFields(new ExecutionInput("2026-12-02", true))).containsExactly("windowId", "dryRun");
+        assertThat(base.window()).isEqualTo(DEC_1);
+        assertThat(base.sha256()).isEqualTo(ExecutionInput.sha256(base.toJson())).hasSize(64);
+        assertThatThrownBy(() -> new ExecutionInput("2026-12-1", false)).isInstanceOf(InvalidInput.class).hasMessageStartingWith("windowId: must be a date");
+        assertThatThrownBy(() -> new ExecutionInput(" ", false)).isInstanceOf(InvalidInput.class).hasMessageStartingWith("windowId: required");
+        assertThatThrownBy(() -> ExecutionInput.parse(null)).isInstanceOf(InvalidInput.class).hasMessageStartingWith("input: required");
+        NightWindow night = WindowConfig.defaults().resolve(base);
+        assertThat(night.executionInput()).isEqualTo(base);
+        assertThat(night.withShards(9).shards()).isEqualTo(9);
+        assertThat(night.withShards(9).differingFields(night)).containsExactly("shards");
+    }
+
+    /** Known bad: an input carrying a grace, shards or a cutoff (a tampered console start) is refused naming the field. */
+    @Test
+    void anInputCarryingDeployedSettingsIsRefusedNamingTheField() {
+        for (String field : new String[] {"\"gracePeriod\":\"PT1H\"", "\"shards\":1", "\"cutoff\":\"2026-11-30T01:00:00Z\"", "\"zone\":\"UTC\""}) {
+            String tampered = "{\"windowId\":\"2026-12-01\",\"dryRun\":false," + field + "}";
+            String name = field.substring(1, field.indexOf('"', 1));
+            assertThatThrownBy(() -> ExecutionInput.parse(tampered)).isInstanceOf(InvalidInput.class)
+                    .hasMessage(name + ": unknown field; " + ExecutionInput.ACCEPTED_FORM);
+        }
+        assertThatThrownBy(() -> ExecutionInput.parse("{\"windowId\":\"2026-12-01\"}")).isInstanceOf(InvalidInput.class)
+                .hasMessageStartingWith("dryRun: required");
+    }
+
     @Test
     void executionInputIsParsedStrictly() {
-        String good = WindowConfig.defaults().inputFor(DEC_1).toJson();
-        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("}", ",\"attempt\":2}")))
+        String good = WindowConfig.defaults().nightFor(DEC_1).toJson();
+        assertThatThrownBy(() -> NightWindow.parse(good.replace("}", ",\"attempt\":2}")))
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("attempt: unknown field");
-        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"shards\":4", "\"shards\":\"4\"")))
+        assertThatThrownBy(() -> NightWindow.parse(good.replace("\"shards\":4", "\"shards\":\"4\"")))
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("shards: ");
-        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"cutoff\":\"2026-11-28T02:00:00Z\"", "\"cutoff\":\"2026-11-29T02:00:00Z\"")))
+        assertThatThrownBy(() -> NightWindow.parse(good.replace("\"cutoff\":\"2026-11-28T02:00:00Z\"", "\"cutoff\":\"2026-11-29T02:00:00Z\"")))
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("cutoff: must equal windowStart - gracePeriod");
-        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"windowId\":\"2026-12-01\"", "\"windowId\":\"2026-12-1\"")))
+        assertThatThrownBy(() -> NightWindow.parse(good.replace("\"windowId\":\"2026-12-01\"", "\"windowId\":\"2026-12-1\"")))
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("windowId: ");
-        assertThatThrownBy(() -> ExecutionInput.parse(good.replace(",\"dryRun\":false", "")))
+        assertThatThrownBy(() -> NightWindow.parse(good.replace(",\"dryRun\":false", "")))
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("dryRun: required");
-        assertThatThrownBy(() -> ExecutionInput.parse(good.replace("\"gracePeriod\":\"PT72H\"", "\"gracePeriod\":\"3 days\"")))
+        assertThatThrownBy(() -> NightWindow.parse(good.replace("\"gracePeriod\":\"PT72H\"", "\"gracePeriod\":\"3 days\"")))
                 .isInstanceOf(InvalidInput.class).hasMessageStartingWith("gracePeriod: ");
     }
 

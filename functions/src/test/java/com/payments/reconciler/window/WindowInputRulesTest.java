@@ -145,13 +145,13 @@ class WindowInputRulesTest {
 
     // ---- execution inputs -------------------------------------------------------------------------------------
 
-    private static ExecutionInput input(String windowId, Instant start, Instant cutoff, Duration grace, Boolean dryRun, Integer shards) {
-        return new ExecutionInput(windowId, start, cutoff, grace, dryRun, shards);
+    private static NightWindow input(String windowId, Instant start, Instant cutoff, Duration grace, Boolean dryRun, Integer shards) {
+        return new NightWindow(windowId, start, cutoff, grace, dryRun, shards);
     }
 
     @Test
     void aCompleteInputKeepsEveryField() {
-        ExecutionInput input = input("2026-12-01", START, START.minus(GRACE), GRACE, true, 64);
+        NightWindow input = input("2026-12-01", START, START.minus(GRACE), GRACE, true, 64);
         assertThat(input.windowId()).isEqualTo("2026-12-01");
         assertThat(input.windowStart()).isEqualTo(START);
         assertThat(input.cutoff()).isEqualTo(START.minus(GRACE));
@@ -191,28 +191,28 @@ class WindowInputRulesTest {
     }
 
     private interface ThrowingInput {
-        ExecutionInput build();
+        NightWindow build();
     }
 
     @Test
     void noInputJsonIsRequired() {
-        assertThatThrownBy(() -> ExecutionInput.parse(null)).isInstanceOf(InvalidInput.class)
+        assertThatThrownBy(() -> NightWindow.parse(null)).isInstanceOf(InvalidInput.class)
                 .hasMessage("input: required, the execution input JSON object");
     }
 
     @Test
     void differingFieldsNameEachChangedFieldInDeclarationOrder() {
-        ExecutionInput base = WindowConfig.defaults().inputFor(DEC_1);
+        NightWindow base = WindowConfig.defaults().nightFor(DEC_1);
         assertThat(base.differingFields(base)).isEmpty();
-        assertThat(base.differingFields(WindowConfig.defaults().withDryRun(true).inputFor(DEC_1))).containsExactly("dryRun");
-        assertThat(base.differingFields(WindowConfig.defaults().withShards(8).inputFor(DEC_1))).containsExactly("shards");
+        assertThat(base.differingFields(WindowConfig.defaults().withDryRun(true).nightFor(DEC_1))).containsExactly("dryRun");
+        assertThat(base.differingFields(WindowConfig.defaults().withShards(8).nightFor(DEC_1))).containsExactly("shards");
         WindowConfig otherGrace = new WindowConfig(WindowConfig.DEFAULT_ZONE, WindowConfig.DEFAULT_LOCAL_TIME, Duration.ofHours(48), 4, false, 30);
-        assertThat(base.differingFields(otherGrace.inputFor(DEC_1))).containsExactly("cutoff", "gracePeriod");
+        assertThat(base.differingFields(otherGrace.nightFor(DEC_1))).containsExactly("cutoff", "gracePeriod");
         WindowConfig otherTime = new WindowConfig(WindowConfig.DEFAULT_ZONE, LocalTime.of(3, 0), GRACE, 4, false, 30);
-        assertThat(base.differingFields(otherTime.inputFor(DEC_1))).containsExactly("windowStart", "cutoff");
-        ExecutionInput otherWindow = input("2026-12-02", START, START.minus(GRACE), GRACE, false, 4);
+        assertThat(base.differingFields(otherTime.nightFor(DEC_1))).containsExactly("windowStart", "cutoff");
+        NightWindow otherWindow = input("2026-12-02", START, START.minus(GRACE), GRACE, false, 4);
         assertThat(base.differingFields(otherWindow)).containsExactly("windowId");
-        ExecutionInput everything = input("2026-12-02", START.plusSeconds(60), START.plusSeconds(60).minus(Duration.ofHours(1)),
+        NightWindow everything = input("2026-12-02", START.plusSeconds(60), START.plusSeconds(60).minus(Duration.ofHours(1)),
                 Duration.ofHours(1), true, 5);
         assertThat(base.differingFields(everything))
                 .containsExactly("windowId", "windowStart", "cutoff", "gracePeriod", "dryRun", "shards");

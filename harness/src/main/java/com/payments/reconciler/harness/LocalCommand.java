@@ -1,6 +1,5 @@
 package com.payments.reconciler.harness;
 
-import com.payments.reconciler.cli.WindowOptions;
 import com.payments.reconciler.cli.ExitCodes;
 
 import com.payments.reconciler.harness.ingest.EventOutcomes;
@@ -123,7 +122,7 @@ final class LocalCommand implements Callable<Integer> {
     BuildOutput buildOutput;
 
     @Mixin
-    WindowOptions windowOptions;
+    LocalDeploymentOptions windowOptions;
 
     @Override
     public Integer call() throws Exception {
@@ -139,7 +138,7 @@ final class LocalCommand implements Callable<Integer> {
             return nights(out, console, config, now);
         }
         WindowId windowId = window == null ? config.latestStartedWindow(now) : WindowId.parse(window, "--window");
-        WindowOptions.requireStartable(config, windowId, now);
+        LocalDeploymentOptions.requireStartable(config, windowId, now);
         LocalRun.Scenario chosen = scenario(scenario);
         if (authorisations > 1_000_000) {
             throw new IllegalArgumentException("--authorisations: must be an integer from 0 to 1000000, was " + authorisations);
@@ -196,7 +195,7 @@ final class LocalCommand implements Callable<Integer> {
         }
         WindowId last = config.latestStartedWindow(now);
         WindowId first = window == null ? new WindowId(last.date().minusDays(nights - 1)) : WindowId.parse(window, "--window");
-        WindowOptions.requireStartable(config, new WindowId(first.date().plusDays(nights - 1)), now);
+        LocalDeploymentOptions.requireStartable(config, new WindowId(first.date().plusDays(nights - 1)), now);
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         ProviderKeyRetention retention = keyRetention(providerKeyRetention).orElse(ProviderKeyRetention.DEFAULT);
         int perDay = spec.commandLine().getParseResult().hasMatchedOption("--authorisations") ? authorisations : 2_000;

@@ -55,6 +55,30 @@ class HarnessHelpTest {
         }
     }
 
+    /** The deployment's settings, which no operator command may take: they come from the stack (decisions.md). */
+    static final List<String> DEPLOYED_SETTINGS = List.of("--grace-period", "--shards", "--time-zone", "--schedule-time");
+
+    static List<String> deployedSettingsIn(CommandLine command) {
+        String usage = command.getUsageMessage(CommandLine.Help.Ansi.OFF);
+        return DEPLOYED_SETTINGS.stream().filter(usage::contains).toList();
+    }
+
+    /**
+     * start and rerun take no grace, shards, zone or schedule time, and find the stack; the check can fail: local, which
+     * sets the local deployment's environment, has all four.
+     */
+    @Test
+    void startAndRerunTakeNoDeployedSettings() {
+        CommandLine root = new CommandLine(new ReconcilerCli());
+        HarnessCli.COMMANDS.forEach(root::addSubcommand);
+        for (String name : List.of("start", "rerun")) {
+            CommandLine command = root.getSubcommands().get(name);
+            assertThat(deployedSettingsIn(command)).as(name + " --help").isEmpty();
+            assertThat(command.getUsageMessage(CommandLine.Help.Ansi.OFF)).contains("--stack-name=NAME");
+        }
+        assertThat(deployedSettingsIn(root.getSubcommands().get("local"))).as("known bad").containsExactlyElementsOf(DEPLOYED_SETTINGS);
+    }
+
     @Command(name = "undocumented")
     static final class Undocumented implements Callable<Integer> {
         @Option(names = "--events")

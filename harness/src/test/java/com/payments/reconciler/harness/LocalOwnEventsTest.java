@@ -36,7 +36,7 @@ class LocalOwnEventsTest {
     @Test
     void ownEventsAreIngestedReportedPerEventAndTheDryRunListsWhatItWouldRelease() throws Exception {
         WindowId window = new WindowId(LocalDate.now(Clock.systemUTC()).minusDays(1));
-        Instant cutoff = WindowConfig.defaults().inputFor(window).cutoff();
+        Instant cutoff = WindowConfig.defaults().nightFor(window).cutoff();
         Instant a = cutoff.minus(Duration.ofDays(2));
         Instant b = cutoff.minus(Duration.ofDays(3));
         Instant d = cutoff.minus(Duration.ofDays(1));

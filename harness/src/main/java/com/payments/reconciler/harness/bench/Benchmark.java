@@ -7,7 +7,7 @@ import com.payments.reconciler.harness.local.LocalRun;
 import com.payments.reconciler.harness.local.SyntheticData;
 import com.payments.reconciler.local.provider.PerformedRelease;
 import com.payments.reconciler.local.provider.ProviderFaults;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
@@ -119,7 +119,7 @@ public final class Benchmark {
 
     private IngestionRun.Result ingestion(LocalPipeline pipeline, IngestionLedger ledger, WindowConfig config) {
         console.accept(String.format("ingestion: about %,d events through the local queue and IngestEvents", settings.ingestEvents()));
-        java.time.Instant cutoff = config.inputFor(config.latestStartedWindow(wall.instant())).cutoff();
+        java.time.Instant cutoff = config.nightFor(config.latestStartedWindow(wall.instant())).cutoff();
         IngestionRun.Result r = new IngestionRun(wall).run(pipeline, ledger, settings.ingestEvents(), settings.settledFraction(),
                 settings.seed(), cutoff);
         IngestionLedger.Snapshot q = r.requests();
@@ -134,7 +134,7 @@ public final class Benchmark {
 
     private ScaleRun window(LocalPipeline pipeline, RequestLedger ledger, WindowConfig config, int size) {
         WindowId window = config.latestStartedWindow(wall.instant());
-        ExecutionInput input = config.inputFor(window);
+        NightWindow input = config.nightFor(window);
         SyntheticData data = new SyntheticData(size, settings.settledFraction(), 0.0, settings.seed());
         console.accept(String.format("window of %,d candidates: loading", size));
         SyntheticData.Expected expected;

@@ -14,7 +14,7 @@ import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
@@ -122,7 +122,7 @@ public final class Capacity {
         double rps = settings.quota().requestsPerSecond();
         int candidates = candidatesFor(Math.round(rps * settings.nightLength().toMillis() / 1000.0));
         WindowId window = config.latestStartedWindow(wall.instant());
-        ExecutionInput input = config.inputFor(window);
+        NightWindow input = config.nightFor(window);
         console.accept(String.format(Locale.ROOT, "capacity: a night of %,d candidates at a quota of %s requests/s, %d at once",
                 candidates, rps, settings.quota().maxConcurrentRequests()));
         new SyntheticData(candidates, settings.settledFraction(), 0.0, settings.seed()).load(pipeline.dynamo(), pipeline.tables(),
@@ -160,7 +160,7 @@ public final class Capacity {
         long budgeted = Math.round(quota.requestsPerSecond() * settings.backlogBudget().toMillis() / 1000.0);
         int candidates = (int) (settings.backlogFactor() * budgeted);
         WindowId window = config.latestStartedWindow(wall.instant());
-        ExecutionInput input = config.inputFor(window);
+        NightWindow input = config.nightFor(window);
         SyntheticData.Expected expected = new SyntheticData(candidates, 0.0, 0.0, settings.seed() + 1)
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
         pipeline.settlementFeedComplete();
@@ -175,7 +175,7 @@ public final class Capacity {
             runs.add(run(pipeline, input, first));
             int limit = settings.backlogFactor() + SPARE_RERUNS;
             while (runs.getLast().backlogLeft() > 0 && "SUCCEEDED".equals(runs.getLast().status()) && runs.size() < limit) {
-                runs.add(run(pipeline, input, starter.startRerun(window, input, false)));
+                runs.add(run(pipeline, input, starter.startRerun(window, input.executionInput(), false)));
             }
         } finally {
             pipeline.hook(InvocationHook.NONE);
@@ -191,7 +191,7 @@ public final class Capacity {
                 fits == 0 ? 0 : (double) expected.releasable() / fits, runs, recovered);
     }
 
-    private Run run(LocalPipeline pipeline, ExecutionInput input, StartResult started) throws InterruptedException {
+    private Run run(LocalPipeline pipeline, NightWindow input, StartResult started) throws InterruptedException {
         ExecutionFollower.Followed followed = pipeline.follow(started.executionArn(), e -> { });
         JsonNode delivery = summary(followed).path("delivery");
         long declared = delivery.path("backlogLeft").asLong();
@@ -206,7 +206,7 @@ public final class Capacity {
     }
 
     /** The invariants after a run, with the backlog it declared allowed to be PENDING (I4 checks it against the tables). */
-    private static Map<String, Boolean> audit(LocalPipeline pipeline, ExecutionInput input, ExecutionFollower.Followed followed, long declared) {
+    private static Map<String, Boolean> audit(LocalPipeline pipeline, NightWindow input, ExecutionFollower.Followed followed, long declared) {
         StoreSnapshot snapshot = StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables());
         InvariantAudit.Report report = new InvariantAudit(pipeline.tables()).audit(snapshot, pipeline.appliedWrites(),
                 pipeline.providerReleases(), followed.succeeded() ? new InvariantAudit.Completion(input.cutoff(), true, declared) : null);

@@ -21,7 +21,7 @@ import com.payments.reconciler.harness.report.StateDump;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables;
 import com.payments.reconciler.store.Tables.Leases;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
@@ -331,7 +331,7 @@ public final class ChaosCampaign {
         proxy.configure(mutant, trace::add);
         // The newest window already started: today's before its window start would be refused (and is not a chaos fault).
         WindowId window = CONFIG.latestStartedWindow(clock.instant());
-        ExecutionInput input = CONFIG.inputFor(window);
+        NightWindow input = CONFIG.nightFor(window);
         new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
                 .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
         pipeline.settlementFeedComplete();
@@ -372,7 +372,7 @@ public final class ChaosCampaign {
                 trace.add("scheduler delivers it again: " + (dup.duplicateSuppressed() ? "duplicate start suppressed" : "STARTED " + dup.executionName()));
             }
             if (s.racingRerun()) {
-                StartResult rerun = starter.startRerun(window, input, true);
+                StartResult rerun = starter.startRerun(window, input.executionInput(), true);
                 trace.add("operator forces a rerun while " + first.executionName() + " runs: " + rerun.executionName());
                 followed.add(follow(pipeline, first.executionArn(), trace));
                 followed.add(follow(pipeline, rerun.executionArn(), trace));
@@ -387,7 +387,7 @@ public final class ChaosCampaign {
                     faults.merge("settlement-during-run", 1L, Long::sum);
                     trace.add("settlement arrives for " + pause.heldAuthorisationId() + " while its decision is frozen");
                 }
-                StartResult rerun = starter.startRerun(window, input, true);
+                StartResult rerun = starter.startRerun(window, input.executionInput(), true);
                 trace.add("operator forces a rerun, which takes over the expired lease: " + rerun.executionName());
                 ExecutionFollower.Followed takeover = follow(pipeline, rerun.executionArn(), trace);
                 if (pause.resume()) {
@@ -438,7 +438,7 @@ public final class ChaosCampaign {
                 if (!leaseWait.isZero()) {
                     trace.add("operator waits " + leaseWait.toSeconds() + " s (clock advanced) for the failed run's lease to expire");
                 }
-                StartResult again = starter.startRerun(window, input, false);
+                StartResult again = starter.startRerun(window, input.executionInput(), false);
                 ExecutionFollower.Followed f = follow(pipeline, again.executionArn(), trace);
                 followed.add(f);
                 trace.add("operator completes the window: " + again.executionName() + " " + f.status() + f.error().map(e -> " " + e).orElse(""));
@@ -707,11 +707,11 @@ public final class ChaosCampaign {
         throw new IllegalStateException("the first execution neither reached its paused write nor closed in 3 minutes");
     }
 
-    private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete) {
+    private static InvariantAudit.Report audit(LocalPipeline pipeline, NightWindow input, boolean complete) {
         return audit(pipeline, input, complete, 0);
     }
 
-    private static InvariantAudit.Report audit(LocalPipeline pipeline, ExecutionInput input, boolean complete, long declaredBacklog) {
+    private static InvariantAudit.Report audit(LocalPipeline pipeline, NightWindow input, boolean complete, long declaredBacklog) {
         return PipelineEvidence.of(pipeline).audit(complete ? new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog) : null);
     }
 

@@ -27,7 +27,7 @@ import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.Settlements;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
@@ -153,7 +153,7 @@ public final class LocalRun {
                 .withProviderQuota(options.providerQuota())
                 .withEnv(options.providerKeyRetention().orElse(ProviderKeyRetention.DEFAULT).environment());
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
-            ExecutionInput input = options.config().inputFor(options.window());
+            NightWindow input = options.config().nightFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
                     + " minus grace " + input.gracePeriod() + "), " + input.shards() + " shards" + (input.dryRun() ? ", DRY RUN" : ""));
             // The card platform's side: the data as events, through the ingestion queue and the real IngestEvents.
@@ -325,7 +325,7 @@ public final class LocalRun {
         console.accept("following " + name);
         // Times from the execution's start, as the console shows them (it may have started before it is followed).
         HistoryRenderer renderer = new HistoryRenderer(pipeline.sfn().describeExecution(b -> b.executionArn(executionArn)).startDate());
-        int shards = options.config().inputFor(options.window()).shards();
+        int shards = options.config().nightFor(options.window()).shards();
         DeliveryWatch watch = new DeliveryWatch(pipeline, shards);
         NightProgress progress = new NightProgress(wall, console, requested -> new DeliveryProgress(requested, shards,
                 nightQuota(pipeline).requestsPerSecond(), Math.min(shards, com.payments.reconciler.workflow.Timing.DELIVERY_MAP_CONCURRENCY),
@@ -384,7 +384,7 @@ public final class LocalRun {
      * expires, a rerun B takes over and completes the window; A resumes, its write is refused (Fenced)
      * and A ends Superseded.
      */
-    private int failover(LocalPipeline pipeline, ShiftableClock clock, WritePause pause, String scheduledTime, ExecutionInput input,
+    private int failover(LocalPipeline pipeline, ShiftableClock clock, WritePause pause, String scheduledTime, NightWindow input,
                          SyntheticData.Expected expected, List<ExecutionFollower.Followed> followed) throws InterruptedException {
         StartResult a = deliverScheduleEvent(pipeline, scheduledTime);
         if (!pause.awaitPaused(2, TimeUnit.MINUTES)) {
@@ -394,7 +394,7 @@ public final class LocalRun {
         clock.advance(com.payments.reconciler.workflow.Timing.LEASE_DURATION.plusMinutes(1));
         WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(),
                 new EmfMetrics(clock, "cli", line -> { }));
-        StartResult b = starter.startRerun(options.window(), input, true);
+        StartResult b = starter.startRerun(options.window(), input.executionInput(), true);
         console.accept("operator reruns the window as " + b.executionName());
         ExecutionFollower.Followed rerun = follow(pipeline, b.executionArn(), expected);
         console.accept(a.executionName() + " resumes");

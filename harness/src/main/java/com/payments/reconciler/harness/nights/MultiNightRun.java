@@ -24,7 +24,7 @@ import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables.Authorisations;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
@@ -188,7 +188,7 @@ public final class MultiNightRun {
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.faulty(), interceptors,
                 options.providerFaults(), options.config().toEnvironment()).withHosting(LocalPipeline.Hosting.IN_PROCESS)
                 .withEnv(options.nightsTrust().environment());
-        ExecutionInput first = options.config().inputFor(options.firstWindow());
+        NightWindow first = options.config().nightFor(options.firstWindow());
         // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
         int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
         Instant feedStart = first.windowStart().minus(NightFeed.DAY.multipliedBy(leadDays));
@@ -216,7 +216,7 @@ public final class MultiNightRun {
             int next = 0;
             for (int night = 0; night < options.nights(); night++) {
                 WindowId window = new WindowId(options.firstWindow().date().plusDays(night));
-                ExecutionInput input = options.config().inputFor(window);
+                NightWindow input = options.config().nightFor(window);
                 // The platform's batch: everything timed before it, published at its time on the run's clock.
                 Instant publishAt = input.windowStart().minus(PUBLISH_BEFORE_NIGHT);
                 moveTo(clock, publishAt);
@@ -294,7 +294,7 @@ public final class MultiNightRun {
                 double wallSeconds = (System.nanoTime() - started) / 1e9;
                 if (night == rerunNight) {
                     StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
-                            .startRerun(window, input, false);
+                            .startRerun(window, input.executionInput(), false);
                     console.accept("operator reruns " + window + " as " + rerun.executionName());
                     followed.add(follow(pipeline, rerun.executionArn()));
                 }

@@ -8,7 +8,7 @@ import com.payments.reconciler.harness.local.LocalPipeline;
 import com.payments.reconciler.harness.local.LocalRun;
 import com.payments.reconciler.harness.local.SyntheticData;
 import com.payments.reconciler.harness.local.SyntheticEvents;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
@@ -63,7 +63,7 @@ final class EnforcedNight implements AutoCloseable {
 
     /** Seeds the data, delivers the schedule event twice (as Scheduler may) and follows the execution to its end. */
     Night run(int authorisations, long seed) {
-        ExecutionInput input = CONFIG.inputFor(WINDOW);
+        NightWindow input = CONFIG.nightFor(WINDOW);
         recorder.clear();
         // The platform's side as deployed: the data as events, through the ingestion queue and IngestEvents in its sandbox,
         // so IngestEvents' writes are judged by its role like every other function's calls.

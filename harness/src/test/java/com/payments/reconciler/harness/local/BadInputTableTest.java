@@ -113,9 +113,10 @@ class BadInputTableTest {
         // Execution inputs, to each handler of the workflow.
         rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "ownerId missing", p -> p.remove("ownerId"), "ownerId"));
         rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "ownerId not {execution}/{uuid}", p -> p.put("ownerId", "nobody"), "ownerId"));
-        rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "shards a string", p -> ((ObjectNode) p.get("window")).put("shards", "four"), "shards"));
-        rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "cutoff after the window start",
-                p -> ((ObjectNode) p.get("window")).put("cutoff", "2026-12-02T02:00:00Z"), "cutoff"));
+        rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "shards in the input", p -> ((ObjectNode) p.get("window")).put("shards", 1), "shards: unknown field"));
+        rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "a grace in the input",
+                p -> ((ObjectNode) p.get("window")).put("gracePeriod", "PT1H"), "gracePeriod: unknown field"));
+        rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "dryRun missing", p -> ((ObjectNode) p.get("window")).remove("dryRun"), "dryRun"));
         rows.add(handler(LambdaFunction.ACQUIRE_LEASE, "unknown field", p -> p.put("epoch", 7), "epoch"));
         rows.add(handler(LambdaFunction.RECONCILE_PAGE, "lease missing", p -> p.remove("lease"), "lease"));
         rows.add(handler(LambdaFunction.RECONCILE_PAGE, "epoch not a number", p -> ((ObjectNode) p.get("lease")).put("epoch", "x"), "epoch"));
@@ -160,7 +161,7 @@ class BadInputTableTest {
                 {"chaos --provider-key-retention P400D", "--provider-key-retention must be an ISO-8601 duration above zero and at most P366D"},
                 // The operator's commands' own bad usage is cli's OperatorBadUsageTest; here, that the harness's
                 // command line still refuses an unknown command and an operator command's bad flag the same way.
-                {"start --window 2026-12-01", "--state-machine-arn"}, {"frobnicate", "frobnicate"}}) {
+                {"start --window 2026-12-01 --grace-period PT1H", "--grace-period"}, {"frobnicate", "frobnicate"}}) {
             rows.add(new Row("CLI", usage[0], t -> t.cli(usage[0]), usage[1], Scope.NOTHING));
         }
         // Issue 15.1: a window that has not started yet would shorten the grace period; refused on every path
@@ -389,7 +390,9 @@ class BadInputTableTest {
 
     ObjectNode validPayload(LambdaFunction function) throws Exception {
         ObjectNode payload = Json.mapper().createObjectNode();
-        payload.set("window", Json.mapper().readTree(world.input().toJson()));
+        // AcquireLease reads the execution input (window and dryRun only); the later tasks the night it resolved.
+        payload.set("window", Json.mapper().readTree(function == LambdaFunction.ACQUIRE_LEASE
+                ? PipelineFixture.CONFIG.inputFor(PipelineFixture.WINDOW).toJson() : world.input().toJson()));
         ObjectNode lease = Json.mapper().createObjectNode().put("leaseName", EnvVars.DEFAULT_LEASE_NAME).put("ownerId", OWNER).put("epoch", 1);
         switch (function) {
             case ACQUIRE_LEASE -> payload.put("ownerId", OWNER);

@@ -34,7 +34,7 @@ class FailoverEndToEndTest {
     @Test
     void aStaleExecutionIsFencedAndEndsSuperseded() throws Exception {
         SyntheticData.Expected expected = fixture.load(40, 0.1, 6);
-        String a = fixture.pipeline.startExecution("reconcile-2026-12-01", fixture.input().toJson());
+        String a = fixture.pipeline.startExecution("reconcile-2026-12-01", PipelineFixture.CONFIG.inputFor(PipelineFixture.WINDOW).toJson());
         assertThat(pause.awaitPaused(2, TimeUnit.MINUTES)).as("A reached its first write").isTrue();
 
         fixture.clock.advance(Timing.LEASE_DURATION.plusMinutes(1));

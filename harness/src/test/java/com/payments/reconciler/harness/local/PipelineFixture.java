@@ -5,7 +5,7 @@ import com.payments.reconciler.cli.operator.ExecutionFollower;
 import com.payments.reconciler.audit.AppliedWrite;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderEffect;
-import com.payments.reconciler.window.ExecutionInput;
+import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import java.nio.file.Path;
@@ -31,8 +31,8 @@ final class PipelineFixture implements AutoCloseable {
                 .withFastRetries().withDynamoInterceptors(interceptors).withEnv(CONFIG.toEnvironment()));
     }
 
-    ExecutionInput input() {
-        return CONFIG.inputFor(WINDOW);
+    NightWindow input() {
+        return CONFIG.nightFor(WINDOW);
     }
 
     SyntheticData.Expected load(int authorisations, double settled, long seed) {
@@ -44,7 +44,7 @@ final class PipelineFixture implements AutoCloseable {
     }
 
     ExecutionFollower.Followed run(String name) {
-        return pipeline.run(name, input().toJson());
+        return pipeline.run(name, CONFIG.inputFor(WINDOW).toJson());
     }
 
     InvariantAudit.Report audit(boolean complete) {
