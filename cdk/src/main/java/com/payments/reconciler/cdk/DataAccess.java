@@ -59,8 +59,10 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
             case ACQUIRE_LEASE -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.acquire: conditional takeover, epoch + 1", UPDATE_ITEM));
             case RECONCILE_PAGE -> List.of(
-                    table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check (item 0 of every transaction)",
-                            UPDATE_ITEM, CONDITION_CHECK_ITEM),
+                    table(Leases.SCHEMA, "LeaseStore.renew and release (a held surge), FencedWriter's lease check (item 0 of every "
+                                    + "transaction); NightRecords: the night's record and its history read (BatchGetItem, GetItem), "
+                                    + "recorded once (PutItem)",
+                            UPDATE_ITEM, CONDITION_CHECK_ITEM, BATCH_GET_ITEM, GET_ITEM, PUT_ITEM),
                     index(Authorisations.SCHEMA, Authorisations.PENDING_BY_AGE, "CandidateFinder: pending authorisations older than the cutoff", QUERY),
                     table(Authorisations.SCHEMA, "FencedWriter: AUTHORISED -> RELEASE_REQUESTED, version + 1", UPDATE_ITEM),
                     table(Settlements.SCHEMA, "SettlementCheck (a batch read before each release batch) and FencedWriter's no-settlement check",

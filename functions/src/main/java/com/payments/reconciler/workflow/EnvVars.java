@@ -44,6 +44,8 @@ public final class EnvVars {
      * lookup says its hold is still active.
      */
     public static final String PROVIDER_KEY_RETENTION = "PROVIDER_KEY_RETENTION";
+    /** ReconcilePage: the release-surge guard's factor (surge.ReleaseSurgePolicy; CDK context releaseSurgeFactor). */
+    public static final String RELEASE_SURGE_FACTOR = "RELEASE_SURGE_FACTOR";
 
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }

@@ -26,6 +26,7 @@ public final class ErrorNames {
     public static final String INVALID_INPUT = InvalidInput.class.getName();
     public static final String OPERATION_MISMATCH = OperationMismatch.class.getName();
     public static final String PROVIDER_CONTRACT_VIOLATION = ProviderContractViolation.class.getName();
+    public static final String RELEASE_SURGE = ReleaseSurge.class.getName();
 
     /** Raised by the Lambda service itself, not by our code. */
     public static final List<String> LAMBDA_SERVICE_ERRORS = List.of("Lambda.ServiceException",
@@ -50,10 +51,13 @@ public final class ErrorNames {
     /** Names of the Fail states the workflow can end in. */
     public static final String FAIL_SUPERSEDED = "Superseded";
     public static final String FAIL_LEASE_HELD_BY_ANOTHER_RUN = "LeaseHeldByAnotherRun";
+    /** The release-surge guard held the night's delivery (the lease was handed back first; commands PENDING). */
+    public static final String FAIL_RELEASE_SURGE = "ReleaseSurge";
 
     /** Errors our handlers throw. */
     public static final List<String> THROWN_BY_HANDLERS = List.of(FENCED, LEASE_LOST, LEASE_HELD, STORE_CONTENTION,
-            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH, PROVIDER_CONTRACT_VIOLATION);
+            PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH, PROVIDER_CONTRACT_VIOLATION,
+            RELEASE_SURGE);
 
     /** Step Functions' own: the task ran past its {@code TimeoutSeconds}. */
     public static final String STATES_TIMEOUT = "States.Timeout";
@@ -102,6 +106,7 @@ public final class ErrorNames {
             new Handling(INVALID_INPUT, false, FAILS_AT_ITS_TASK),
             new Handling(OPERATION_MISMATCH, false, FAILS_AT_ITS_TASK),
             new Handling(PROVIDER_CONTRACT_VIOLATION, false, FAILS_AT_ITS_TASK),
+            new Handling(RELEASE_SURGE, false, FAIL_RELEASE_SURGE),
             new Handling(STATES_TIMEOUT, true, FAILS_AT_ITS_TASK),
             new Handling(ANY_OTHER_ERROR, true, FAILS_AT_ITS_TASK));
 

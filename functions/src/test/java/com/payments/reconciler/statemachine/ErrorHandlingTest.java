@@ -114,7 +114,8 @@ class ErrorHandlingTest {
         assertThat(disagreementsWithTheErrorTable(bad)).containsExactlyInAnyOrder(
                 "ReconcilePage: " + ErrorNames.FENCED + viaTaskFailed,
                 "ReconcilePage: " + ErrorNames.LEASE_LOST + viaTaskFailed,
-                "ReconcilePage: " + ErrorNames.INVALID_INPUT + viaTaskFailed);
+                "ReconcilePage: " + ErrorNames.INVALID_INPUT + viaTaskFailed,
+                "ReconcilePage: " + ErrorNames.RELEASE_SURGE + viaTaskFailed);
     }
 
     /** Where an error ends is checked too: here LeaseLost left to fail at ReleaseLease instead of ending Superseded. */
