@@ -82,12 +82,15 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                             GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
             case RELEASE_LEASE -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.release: owner and epoch checked, epoch kept", UPDATE_ITEM));
-            // Only the two business tables, only conditional single-item writes; no read (a failed condition returns the
-            // item), no lease, no command: docs/decisions.md, "Ingestion writes without the lease".
+            // Writes only to the two business tables, conditional single-item writes; no lease, no command written
+            // (docs/decisions.md, "Ingestion writes without the lease"). Its one read: a decided authorisation's command
+            // status when its settlement arrives (capturedAfterRelease), never a write to it.
             case INGEST_EVENTS -> List.of(
                     table(Authorisations.SCHEMA, "IngestStore: an authorisation created (PutItem if absent), ended or completed "
                             + "(UpdateItem, conditional)", PUT_ITEM, UPDATE_ITEM),
-                    table(Settlements.SCHEMA, "IngestStore: a settlement recorded (PutItem if absent)", PUT_ITEM));
+                    table(Settlements.SCHEMA, "IngestStore: a settlement recorded (PutItem if absent)", PUT_ITEM),
+                    table(ReleaseCommands.SCHEMA, "IngestStore.releaseStatus: a settled authorisation that a night had decided: "
+                            + "was its release delivered (capturedAfterRelease)", GET_ITEM));
         };
     }
 }

@@ -149,6 +149,8 @@ public final class ReconcilerFunctions extends Construct {
             // The two tables it writes, and the shards a new pending authorisation is filed under: StartWindow's value.
             environment.put(TableNames.ENV_AUTHORISATIONS, tables.names().authorisations());
             environment.put(TableNames.ENV_SETTLEMENTS, tables.names().settlements());
+            // Read only for capturedAfterRelease: a settlement on a decided authorisation asks whether its release was delivered.
+            environment.put(TableNames.ENV_RELEASE_COMMANDS, tables.names().releaseCommands());
             environment.put(EnvVars.SHARDS, config.windowEnvironment().get(EnvVars.SHARDS));
         } else {
             // StartWindow, Scheduler's target: the window settings it computes each execution's input from.
@@ -158,6 +160,9 @@ public final class ReconcilerFunctions extends Construct {
             environment.put(EnvVars.PROVIDER_BASE_URL, config.providerBaseUrl().toString());
             environment.putAll(config.providerQuotaEnvironment());
             environment.putAll(config.providerKeyRetentionEnvironment());
+        }
+        if (function == LambdaFunction.RECONCILE_PAGE) {
+            environment.putAll(config.releaseSurge().environment());
         }
         return environment;
     }

@@ -81,7 +81,9 @@ final class LocalCommand implements Callable<Integer> {
     String engine;
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response or ended-after-decision (voids, expiries and "
-            + "captures published between the decision and delivery: none may be released).")
+            + "captures published between the decision and delivery: none may be released); with --nights N (at least 4): "
+            + PARTIAL_LOSS + " (half the settlements of the last night's due authorisations never published: the night ends "
+            + "ReleaseSurge, nothing is delivered until the operator approves, then a rerun delivers).")
     String scenario;
 
     /**
@@ -170,9 +172,19 @@ final class LocalCommand implements Callable<Integer> {
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
+    static final String PARTIAL_LOSS = "settlement-feed-partial-loss";
+
     /** {@code --nights N} with N > 1: the series on one moved clock (MultiNightRun). */
     private int nights(PrintWriter out, PrintWriter console, WindowConfig config, Instant now) throws Exception {
-        for (String single : List.of(EventsFile.FLAG, "--scenario", "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
+        var nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.NONE;
+        if (scenario != null) {
+            if (!PARTIAL_LOSS.equals(scenario)) {
+                throw new IllegalArgumentException("--scenario: with --nights N > 1 only " + PARTIAL_LOSS + "; was '" + scenario
+                        + "' (give --nights 1 for it)");
+            }
+            nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS;
+        }
+        for (String single : List.of(EventsFile.FLAG, "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
                 "--settled-fraction")) {
             if (spec.commandLine().getParseResult().hasMatchedOption(single)) {
                 throw new IllegalArgumentException(single + ": one night only; with --nights N > 1 the platform's feed decides "
@@ -192,7 +204,7 @@ final class LocalCommand implements Callable<Integer> {
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         int perDay = spec.commandLine().getParseResult().hasMatchedOption("--authorisations") ? authorisations : 2_000;
         var report = new com.payments.reconciler.harness.nights.MultiNightRun(new com.payments.reconciler.harness.nights.MultiNightRun.Options(
-                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir), line -> {
+                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir).withScenario(nightScenario), line -> {
             console.println(line);
             console.flush();
         }, Clock.systemUTC()).run();
@@ -211,6 +223,12 @@ final class LocalCommand implements Callable<Integer> {
                     + ", candidates read " + report.history().candidatesLastToSecondNight());
             out.println("across the nights: " + String.join("  ", report.invariants().entrySet().stream()
                     .map(e -> e.getKey() + " " + (e.getValue() ? "✓" : "✗ VIOLATED")).toList()));
+            if (report.surgeHold() != null) {
+                var hold = report.surgeHold();
+                out.printf("release surge on %s: %s; %d commands, the provider performed %d of them before the approval and %d after "
+                                + "(approved by %s); %d settlements were never published%n", hold.window(), String.join(", ", hold.heldBy()),
+                        hold.commands(), hold.performedBeforeApproval(), hold.performedAfterApproval(), hold.approvedBy(), hold.settlementsDropped());
+            }
         }
         out.flush();
         return report.succeeded() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
@@ -267,8 +285,10 @@ final class LocalCommand implements Callable<Integer> {
             case "duplicate-start" -> LocalRun.Scenario.DUPLICATE_START;
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
             case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
+            case PARTIAL_LOSS -> throw new IllegalArgumentException("--scenario " + PARTIAL_LOSS + " needs a history: give --nights N, "
+                    + "at least 4");
             default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
-                    + "ended-after-decision; was '" + name + "'");
+                    + "ended-after-decision, or with --nights " + PARTIAL_LOSS + "; was '" + name + "'");
         };
     }
 

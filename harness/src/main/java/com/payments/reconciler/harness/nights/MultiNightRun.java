@@ -23,6 +23,8 @@ import com.payments.reconciler.harness.report.StateDump;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.surge.NightRecords;
 import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
@@ -48,7 +50,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.stream.Collectors;
 import java.util.function.Consumer;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
@@ -78,12 +82,26 @@ public final class MultiNightRun {
      * @param perDay the platform's new authorisations a day
      */
     public record Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
-                          Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
+                          Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults, NightScenario scenario) {
         public Options {
             if (nights < 1) {
                 throw new IllegalArgumentException("--nights must be at least 1, was " + nights);
             }
+            if (scenario == NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS && nights < PARTIAL_LOSS_MIN_NIGHTS) {
+                throw new IllegalArgumentException("--nights: --scenario settlement-feed-partial-loss needs at least " + PARTIAL_LOSS_MIN_NIGHTS
+                        + " nights (3 completed nights of history before the last), was " + nights);
+            }
             dynamoFaults = List.copyOf(dynamoFaults);
+        }
+
+        public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
+                       Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
+            this(firstWindow, nights, config, perDay, seed, dumpState, workDir, dynamoFaults, providerFaults, NightScenario.NONE);
+        }
+
+        /** {@code local --nights N --scenario S}. */
+        public Options withScenario(NightScenario chosen) {
+            return new Options(firstWindow, nights, config, perDay, seed, dumpState, workDir, dynamoFaults, providerFaults, chosen);
         }
 
         /** A series without faults ({@code local --nights}, {@code bench --nights}). */
@@ -97,9 +115,34 @@ public final class MultiNightRun {
         }
     }
 
+    /** What happens to the series besides the usual feed. */
+    public enum NightScenario {
+        NONE,
+        /**
+         * The feed of a business whose authorisations are nearly all captured ({@link NightFeed#MOSTLY_CAPTURED}); half of the
+         * settlements of the authorisations due on the last night are never published (the publisher dropped them
+         * silently, everything else as usual). The last night is a release surge: held until the harness's operator approves
+         * it, then a rerun delivers.
+         */
+        SETTLEMENT_FEED_PARTIAL_LOSS
+    }
+
+    /** The guard needs 3 completed nights of history before the night it judges. */
+    public static final int PARTIAL_LOSS_MIN_NIGHTS = 4;
+    /** Who approves the held night in the local harness (a deployed {@code approve} records the caller's ARN). */
+    public static final String LOCAL_OPERATOR = "local-operator (harness)";
+
+    /**
+     * The held night of {@code settlement-feed-partial-loss}, from the provider's own record: the window's commands, the
+     * releases the provider performed for them before the approval (0 when the guard held) and after the approval's rerun.
+     */
+    public record SurgeHold(String window, List<String> heldBy, long commands, long performedBeforeApproval, String approval,
+                            String approvedBy, long performedAfterApproval, long settlementsDropped) {
+    }
+
     /** The series' report: each night exactly as a single night's, the totals, and the invariants over all nights. */
     public record Report(List<RunReport> nights, Totals totals, Map<String, Boolean> invariants, History history, String engine,
-                         Integer operatorRerunNight) {
+                         Integer operatorRerunNight, SurgeHold surgeHold) {
         public boolean succeeded() {
             return nights.stream().allMatch(n -> "SUCCEEDED".equals(n.execution().status()) && n.invariantsHold())
                     && invariants.values().stream().allMatch(Boolean::booleanValue);
@@ -160,9 +203,19 @@ public final class MultiNightRun {
         // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
         int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
         Instant feedStart = first.windowStart().minus(NightFeed.DAY.multipliedBy(leadDays));
-        List<NightFeed.Event> all = new NightFeed(feedStart, leadDays + options.nights(), options.perDay(), options.seed()).events();
+        boolean partialLoss = options.scenario() == NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS;
+        List<NightFeed.Event> all = new NightFeed(feedStart, leadDays + options.nights(), options.perDay(), options.seed(),
+                partialLoss ? NightFeed.MOSTLY_CAPTURED : NightFeed.USUAL).events();
+        Set<String> dropped = partialLoss ? halfTheSettlementsDueOnTheLastNight(all) : Set.of();
+        if (partialLoss) {
+            all = all.stream().filter(e -> !("settlement.posted".equals(e.type()) && dropped.contains(e.authorisationId()))).toList();
+            console.accept("scenario settlement-feed-partial-loss: the publisher silently drops " + dropped.size()
+                    + " settlements, half of those of the authorisations due on the last night");
+        }
         SplittableRandom publisher = new SplittableRandom(options.seed() ^ 0x5EED_F00DL);
-        int rerunNight = new SplittableRandom(options.seed() ^ 0x0BE2A7E5L).nextInt(options.nights());
+        // The scenario's operator reruns the held night before approving it: the rerun must stay held.
+        int rerunNight = partialLoss ? options.nights() - 1 : new SplittableRandom(options.seed() ^ 0x0BE2A7E5L).nextInt(options.nights());
+        SurgeHold surgeHold = null;
         List<Published> published = new ArrayList<>();
         List<RunReport> reports = new ArrayList<>();
         List<Long> reads = new ArrayList<>();
@@ -235,6 +288,9 @@ public final class MultiNightRun {
                     console.accept("operator reruns " + window + " as " + rerun.executionName());
                     followed.add(follow(pipeline, rerun.executionArn()));
                 }
+                if (partialLoss && night == options.nights() - 1 && !followed.getLast().succeeded()) {
+                    surgeHold = approveAndRerun(pipeline, clock, window, input, followed, dropped.size());
+                }
                 ExecutionFollower.Followed scheduledRun = followed.getFirst();
                 ExecutionFollower.Followed last = followed.getLast();
                 PipelineEvidence evidence = PipelineEvidence.of(pipeline);
@@ -277,8 +333,57 @@ public final class MultiNightRun {
                     reports.getLast().counts().backlogLeft());
             History history = new History(List.copyOf(reads), List.copyOf(dynamo), List.copyOf(writeUnits), List.copyOf(readUnits), List.copyOf(seconds),
                     ratio(dynamo), ratio(reads));
-            return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1);
+            return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1, surgeHold);
         }
+    }
+
+    /**
+     * The authorisations due on the last night (authorised between the previous night's cutoff and its own) whose
+     * settlement the platform posts: every second one of them, in the feed's order, loses its settlement.
+     */
+    private Set<String> halfTheSettlementsDueOnTheLastNight(List<NightFeed.Event> all) {
+        WindowId last = new WindowId(options.firstWindow().date().plusDays(options.nights() - 1));
+        Instant from = options.config().inputFor(new WindowId(last.date().minusDays(1))).cutoff();
+        Instant to = options.config().inputFor(last).cutoff();
+        Set<String> due = all.stream().filter(e -> "authorisation.created".equals(e.type()) && !e.at().isBefore(from) && e.at().isBefore(to))
+                .map(NightFeed.Event::authorisationId).collect(Collectors.toSet());
+        List<String> settled = all.stream().filter(e -> "settlement.posted".equals(e.type()) && due.contains(e.authorisationId()))
+                .map(NightFeed.Event::authorisationId).toList();
+        Set<String> dropped = new java.util.HashSet<>();
+        for (int i = 0; i < settled.size(); i += 2) {
+            dropped.add(settled.get(i));
+        }
+        return dropped;
+    }
+
+    /**
+     * The operator's side of a held night, as {@code reconciler approve} does it against AWS: the approval recorded on the
+     * night's record (who, when, why), then a rerun of the window, which sees the approval and delivers. The provider's
+     * record is read before and after: nothing of the window was performed before the approval.
+     */
+    private SurgeHold approveAndRerun(LocalPipeline pipeline, ShiftableClock clock, WindowId window, ExecutionInput input,
+                                      List<ExecutionFollower.Followed> followed, int dropped) {
+        List<String> heldBy = followed.stream().map(f -> ExecutionName.lastSegmentOf(f.executionArn()) + " " + f.status()
+                + f.error().map(e -> " " + e).orElse("")).toList();
+        PipelineEvidence held = PipelineEvidence.of(pipeline);
+        Set<String> commanded = held.snapshot().of(ReleaseCommands.SCHEMA).stream()
+                .filter(item -> window.toString().equals(Attr.stringOr(item, ReleaseCommands.WINDOW_ID, "")))
+                .map(item -> Attr.stringOr(item, ReleaseCommands.AUTHORISATION_ID, "")).collect(Collectors.toSet());
+        long before = performedFor(held.effects(), commanded);
+        NightRecords.Approval approval = new NightRecords(pipeline.dynamo(), pipeline.tables().leases())
+                .approve(window, LOCAL_OPERATOR, "scenario settlement-feed-partial-loss: the operator checked the feed", clock.instant());
+        console.accept("operator approves " + window + ": " + approval + " (commands of the window " + commanded.size()
+                + ", performed by the provider so far " + before + ")");
+        StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
+                .startRerun(window, input, false);
+        console.accept("operator reruns " + window + " after the approval as " + rerun.executionName());
+        followed.add(follow(pipeline, rerun.executionArn()));
+        long after = performedFor(PipelineEvidence.of(pipeline).effects(), commanded);
+        return new SurgeHold(window.toString(), heldBy, commanded.size(), before, approval.name(), LOCAL_OPERATOR, after, dropped);
+    }
+
+    private static long performedFor(List<ProviderEffect> effects, Set<String> authorisationIds) {
+        return effects.stream().filter(e -> authorisationIds.contains(e.authorisationId())).mapToLong(ProviderEffect::performed).sum();
     }
 
     /** The last night's figure over the second's (the first night has no history behind it); null with fewer than 2 nights. */
