@@ -1,10 +1,11 @@
 package com.payments.reconciler.surge;
 
+import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.StoreErrors;
 import com.payments.reconciler.store.Tables.Leases;
 import com.payments.reconciler.window.WindowId;
+import com.payments.reconciler.workflow.StoreContention;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -54,10 +55,17 @@ public final class NightRecords {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    /** Pauses before reading keys DynamoDB left unprocessed (throttling). */
+    private final Backoff unprocessed;
 
     public NightRecords(DynamoDbClient dynamo, String table) {
+        this(dynamo, table, Backoff.standard());
+    }
+
+    public NightRecords(DynamoDbClient dynamo, String table, Backoff unprocessed) {
         this.dynamo = dynamo;
         this.table = table;
+        this.unprocessed = unprocessed;
     }
 
     public static String key(String windowId) {
@@ -73,9 +81,12 @@ public final class NightRecords {
         Map<String, Night> found = new HashMap<>();
         KeysAndAttributes unread = KeysAndAttributes.builder().consistentRead(true)
                 .keys(windows.stream().map(w -> Map.of(Leases.LEASE_NAME, AttributeValue.fromS(key(w)))).toList()).build();
-        for (int round = 0; unread != null && unread.hasKeys() && !unread.keys().isEmpty(); round++) {
-            if (round > 10) {
-                throw new com.payments.reconciler.workflow.StoreContention("night records: keys still unprocessed after " + round + " reads");
+        for (int attempt = 1; unread != null && unread.hasKeys() && !unread.keys().isEmpty(); attempt++) {
+            if (attempt > 1) {
+                if (attempt > unprocessed.maxAttempts()) {
+                    throw new StoreContention("night records: " + unread.keys().size() + " keys still unprocessed after " + (attempt - 1) + " reads");
+                }
+                unprocessed.beforeRetry(attempt - 1);
             }
             KeysAndAttributes request = unread;
             BatchGetItemResponse response = StoreErrors.call("read night records", () -> dynamo.batchGetItem(b -> b.requestItems(Map.of(table, request))));

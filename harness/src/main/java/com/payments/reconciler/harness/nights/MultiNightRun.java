@@ -136,8 +136,9 @@ public final class MultiNightRun {
      * The held night of {@code settlement-feed-partial-loss}, from the provider's own record: the window's commands, the
      * releases the provider performed for them before the approval (0 when the guard held) and after the approval's rerun.
      */
-    public record SurgeHold(String window, List<String> heldBy, long commands, long performedBeforeApproval, String approval,
-                            String approvedBy, long performedAfterApproval, long settlementsDropped) {
+    public record SurgeHold(String window, List<String> heldBy, long releases, long candidatesRead, long commands,
+                            long performedBeforeApproval, String approval, String approvedBy, long performedAfterApproval,
+                            long settlementsDropped) {
     }
 
     /** The series' report: each night exactly as a single night's, the totals, and the invariants over all nights. */
@@ -297,8 +298,11 @@ public final class MultiNightRun {
                 long backlog = summary(last).path("delivery").path("backlogLeft").asLong();
                 InvariantAudit.Report audit = evidence.audit(last.succeeded() ? new InvariantAudit.Completion(input.cutoff(), true, backlog) : null);
                 audit.violations().forEach(v -> console.accept("night " + window + " VIOLATION " + v.invariant() + ": " + v.detail()));
+                // A held run fails before its summary: the night's decisions are on its night record.
+                long[] held = surgeHold != null && surgeHold.window().equals(window.toString())
+                        ? new long[] {surgeHold.releases(), surgeHold.candidatesRead()} : new long[] {0, 0};
                 RunReport report = report(window, scheduledRun, followed, countSuppressed(scheduled, again), pipeline, requests,
-                        evidence, audit, invocationsBefore, recorded.tally());
+                        evidence, audit, invocationsBefore, recorded.tally(), held);
                 reports.add(report);
                 reads.add(report.counts().candidatesRead());
                 dynamo.add(scheduledRequests);
@@ -370,8 +374,10 @@ public final class MultiNightRun {
                 .filter(item -> window.toString().equals(Attr.stringOr(item, ReleaseCommands.WINDOW_ID, "")))
                 .map(item -> Attr.stringOr(item, ReleaseCommands.AUTHORISATION_ID, "")).collect(Collectors.toSet());
         long before = performedFor(held.effects(), commanded);
-        NightRecords.Approval approval = new NightRecords(pipeline.dynamo(), pipeline.tables().leases())
-                .approve(window, LOCAL_OPERATOR, "scenario settlement-feed-partial-loss: the operator checked the feed", clock.instant());
+        NightRecords records = new NightRecords(pipeline.dynamo(), pipeline.tables().leases());
+        NightRecords.Night night = records.read(window).orElseThrow(() -> new IllegalStateException("the held night " + window + " has no record"));
+        NightRecords.Approval approval = records.approve(window, LOCAL_OPERATOR, "scenario settlement-feed-partial-loss: the operator checked the feed",
+                clock.instant());
         console.accept("operator approves " + window + ": " + approval + " (commands of the window " + commanded.size()
                 + ", performed by the provider so far " + before + ")");
         StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
@@ -379,7 +385,8 @@ public final class MultiNightRun {
         console.accept("operator reruns " + window + " after the approval as " + rerun.executionName());
         followed.add(follow(pipeline, rerun.executionArn()));
         long after = performedFor(PipelineEvidence.of(pipeline).effects(), commanded);
-        return new SurgeHold(window.toString(), heldBy, commanded.size(), before, approval.name(), LOCAL_OPERATOR, after, dropped);
+        return new SurgeHold(window.toString(), heldBy, night.releases(), night.candidatesRead(), commanded.size(), before, approval.name(),
+                LOCAL_OPERATOR, after, dropped);
     }
 
     private static long performedFor(List<ProviderEffect> effects, Set<String> authorisationIds) {
@@ -423,7 +430,7 @@ public final class MultiNightRun {
 
     private RunReport report(WindowId window, ExecutionFollower.Followed scheduled, List<ExecutionFollower.Followed> followed, int suppressed,
                              LocalPipeline pipeline, RequestCounter requests, PipelineEvidence evidence, InvariantAudit.Report audit,
-                             Map<LambdaFunction, Integer> invocationsBefore, PlatformFeed.Tally ingestion) {
+                             Map<LambdaFunction, Integer> invocationsBefore, PlatformFeed.Tally ingestion, long[] held) {
         // The scheduled run decides the night; a rerun's totals (nothing left to decide) are added to it.
         long[] sums = new long[8];
         for (ExecutionFollower.Followed f : followed) {
@@ -434,6 +441,9 @@ public final class MultiNightRun {
             sums[3] += reconcile.path("skippedStale").asLong();
             sums[4] += reconcile.path("candidatesRead").asLong();
         }
+        sums[0] += held[1];
+        sums[1] += held[0];
+        sums[4] += held[1];
         JsonNode delivery = summary(followed.getLast()).path("delivery");
         OutboxTally outbox = OutboxTally.of(evidence.snapshot(), window.toString());
         // The write log was cleared as the night started; each refusal names its execution besides.

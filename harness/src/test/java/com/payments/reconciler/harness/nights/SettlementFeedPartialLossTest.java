@@ -53,6 +53,10 @@ class SettlementFeedPartialLossTest {
         assertThat(hold.approval()).isEqualTo("APPROVED");
         assertThat(hold.performedAfterApproval()).as("the rerun after the approval delivers").isEqualTo(hold.commands());
         assertThat(nights.getLast().execution().status()).isEqualTo("SUCCEEDED");
+        assertThat(hold.releases()).as("the night record's count is the window's commands").isEqualTo(hold.commands());
+        assertThat(nights.getLast().counts().releaseRequested()).as("the held night's decisions in its report").isEqualTo(hold.releases());
+        long usual = nights.get(1).counts().releaseRequested();
+        assertThat(hold.releases()).as("a surge: more than twice a usual night").isGreaterThan(2 * usual);
         assertThat(report.invariants()).as("I1-I5 on every night and across, I3 against what was published").doesNotContainValue(false);
         List<String> published = Files.readAllLines(dump.resolve(MultiNightRun.PLATFORM_EVENTS));
         assertThat(published).hasSize((int) report.totals().published());
