@@ -60,8 +60,10 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                     table(Leases.SCHEMA, "LeaseStore.acquire: conditional takeover, epoch + 1; LeaseStore.recordShards: ADD the deployed "
                             + "shards to the {leaseName}#shards item", UPDATE_ITEM));
             case RECONCILE_PAGE -> List.of(
-                    table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check (item 0 of every transaction)",
-                            UPDATE_ITEM, CONDITION_CHECK_ITEM),
+                    table(Leases.SCHEMA, "LeaseStore.renew and release (a held surge), FencedWriter's lease check (item 0 of every "
+                                    + "transaction); NightRecords: the night's record and its history read (BatchGetItem, GetItem), "
+                                    + "recorded once (PutItem)",
+                            UPDATE_ITEM, CONDITION_CHECK_ITEM, BATCH_GET_ITEM, GET_ITEM, PUT_ITEM),
                     index(Authorisations.SCHEMA, Authorisations.PENDING_BY_AGE, "CandidateFinder: pending authorisations older than the cutoff", QUERY),
                     table(Authorisations.SCHEMA, "FencedWriter: AUTHORISED -> RELEASE_REQUESTED, version + 1", UPDATE_ITEM),
                     table(Settlements.SCHEMA, "SettlementCheck (a batch read before each release batch) and FencedWriter's no-settlement check",
@@ -81,12 +83,15 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                             GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
             case RELEASE_LEASE -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.release: owner and epoch checked, epoch kept", UPDATE_ITEM));
-            // Only the two business tables, only conditional single-item writes; no read (a failed condition returns the
-            // item), no lease, no command: docs/decisions.md, "Ingestion writes without the lease".
+            // Writes only to the two business tables, conditional single-item writes; no lease, no command written
+            // (docs/decisions.md, "Ingestion writes without the lease"). Its one read: a decided authorisation's command
+            // status when its settlement arrives (capturedAfterRelease), never a write to it.
             case INGEST_EVENTS -> List.of(
                     table(Authorisations.SCHEMA, "IngestStore: an authorisation created (PutItem if absent), ended or completed "
                             + "(UpdateItem, conditional)", PUT_ITEM, UPDATE_ITEM),
-                    table(Settlements.SCHEMA, "IngestStore: a settlement recorded (PutItem if absent)", PUT_ITEM));
+                    table(Settlements.SCHEMA, "IngestStore: a settlement recorded (PutItem if absent)", PUT_ITEM),
+                    table(ReleaseCommands.SCHEMA, "IngestStore.releaseStatus: a settled authorisation that a night had decided: "
+                            + "was its release delivered (capturedAfterRelease)", GET_ITEM));
         };
     }
 }

@@ -52,6 +52,10 @@ import software.constructs.Construct;
  *   execution budget could not fit them), emitted by DeliverCommands as {@link Metrics#BACKLOG_LEFT}.</li>
  *   <li>{@link #INGEST_DEAD_LETTERS}: an event is in the ingestion dead-letter queue (refused, or not applied in
  *   {@link Ingestion#MAX_RECEIVE_COUNT} receives; the reason is in IngestEvents' log by message id);</li>
+ *   <li>{@link #RELEASE_SURGE}: the release-surge guard held a night's delivery ({@link Metrics#RELEASE_SURGE_HELD}, emitted by
+ *   ReconcilePage): the runbook's ReleaseSurge steps, then {@code bin/reconciler approve} or wait for a night in range;</li>
+ *   <li>{@link #CAPTURED_AFTER_RELEASE}: settlements stored for authorisations whose release the provider had confirmed,
+ *   summed per day, at or above {@code capturedAfterReleaseThreshold} (IngestEvents emits {@link Metrics#CAPTURED_AFTER_RELEASE});</li>
  *   <li>{@link #INGEST_QUEUE_AGE}: the oldest event waiting in the ingestion queue is older than
  *   {@link #INGEST_MAX_AGE} — ingestion stalled or not keeping up, so tonight's decisions would miss settlements.</li>
  * </ul>
@@ -90,6 +94,10 @@ public final class Monitoring extends Construct {
     /** ReconcilePage or DeliverCommands refused to release on a stale settlement watermark (the execution fails FeedNotComplete). */
     public static final String FEED_NOT_COMPLETE = "FeedNotComplete";
     public static final String INGEST_QUEUE_AGE = "IngestQueueAge";
+    public static final String RELEASE_SURGE = "ReleaseSurge";
+    public static final String CAPTURED_AFTER_RELEASE = "CapturedAfterRelease";
+    /** A day: the threshold is per night's worth of settlements, which arrive through the day. */
+    static final Duration CAPTURED_AFTER_RELEASE_PERIOD = Duration.days(1);
     /**
      * Fifteen minutes: five visibility timeouts, so a batch retried after a transient failure does not page anyone,
      * while a stalled ingestion is seen well before a night decides on stale settlements.
@@ -123,9 +131,10 @@ public final class Monitoring extends Construct {
         MetricOptions sum = MetricOptions.builder().statistic("Sum").period(PERIOD).build();
         IMetric deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        alarm(config, "ExecutionsFailed", "A reconciler execution failed (a task's error after its retries, LeaseHeldByAnotherRun or Superseded): "
-                + "bin/reconciler status --window W, then history; if SupersededRuns is in ALARM too, a newer run took over the lease "
-                + "(check that run; nothing to redrive); otherwise redrive or rerun per the runbook", stateMachine.metricFailed(sum));
+        alarm(config, "ExecutionsFailed", "A reconciler execution failed (a task's error after its retries, LeaseHeldByAnotherRun, Superseded "
+                + "or ReleaseSurge): bin/reconciler status --window W, then history; if SupersededRuns is in ALARM too, a newer run took over the lease "
+                + "(check that run; nothing to redrive); if ReleaseSurge is, the night is held for approval (its runbook: check the "
+                + "settlement feed, then approve); otherwise redrive or rerun per the runbook", stateMachine.metricFailed(sum));
         alarm(config, "ExecutionsTimedOut", "A reconciler execution ran past its " + Timing.EXECUTION_TIMEOUT.toHours() + "-hour limit: "
                 + "bin/reconciler status --window W, then history --execution NAME for the state it stopped in; bin/reconciler redrive "
                 + "--execution NAME resumes it there (within 14 days), or BacklogLeft's advice if it was delivering", stateMachine.metricTimedOut(sum));
@@ -217,6 +226,28 @@ public final class Monitoring extends Construct {
                 .evaluationPeriods(1)
                 .treatMissingData(TreatMissingData.NOT_BREACHING)
                 .build(), Paging.ON_ALARM_AND_OK);
+        Metric surgeHeld = emitted(Metrics.RELEASE_SURGE_HELD, LambdaFunction.RECONCILE_PAGE);
+        // Not paging, as SupersededRuns: the held execution fails and ExecutionsFailed pages for it; this alarm says why.
+        register(countAlarm(config, RELEASE_SURGE, "The release-surge guard held a night: it decided more releases than releaseSurgeFactor x the "
+                + "median of its last 7 completed nights, its commands are PENDING and nothing was sent. The execution's cause names "
+                + "the releases, the median and the factor. Check the settlement feed before anything else (docs/operating.md, "
+                + "ReleaseSurge), then bin/reconciler approve --window W --note TEXT, or leave it held. Pages through ExecutionsFailed",
+                surgeHeld), Paging.NONE);
+        Metric captured = Metric.Builder.create().namespace(Metrics.NAMESPACE).metricName(Metrics.CAPTURED_AFTER_RELEASE)
+                .dimensionsMap(Map.of("Function", LambdaFunction.INGEST_EVENTS.logicalName()))
+                .statistic("Sum").period(CAPTURED_AFTER_RELEASE_PERIOD).build();
+        register(Alarm.Builder.create(this, CAPTURED_AFTER_RELEASE)
+                .alarmName(config.physicalName(CAPTURED_AFTER_RELEASE))
+                .alarmDescription("Settlements arrived for authorisations whose hold release the provider had confirmed (at least "
+                        + config.capturedAfterReleaseThreshold() + " in a day): the grace period is too short for some merchants. "
+                        + "IngestEvents' log names the events; compare their settledAt with the authorisations' authorisedAt, then "
+                        + "consider a longer gracePeriod")
+                .metric(captured)
+                .threshold(config.capturedAfterReleaseThreshold())
+                .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+                .evaluationPeriods(1)
+                .treatMissingData(TreatMissingData.NOT_BREACHING)
+                .build(), Paging.ON_ALARM);
         this.dashboard = Dashboard.Builder.create(this, "Dashboard")
                 .dashboardName(config.physicalName("hold-release-reconciler"))
                 .build();
@@ -254,6 +285,9 @@ public final class Monitoring extends Construct {
                         + "settled after decision").left(List.of(night(Metrics.NIGHT_CANDIDATES), night(Metrics.NIGHT_WOULD_RELEASE),
                         night(Metrics.NIGHT_RELEASED), night(Metrics.NIGHT_SETTLED_AFTER_DECISION)))
                 .width(24).build());
+        dashboard.addWidgets(
+                graph("Release-surge guard: nights held", List.of(surgeHeld)),
+                graph("Captured after a delivered release (per day)", List.of(captured)));
     }
 
     /** A night's count: ReleaseLease emits it once per completed run, summed per day. */

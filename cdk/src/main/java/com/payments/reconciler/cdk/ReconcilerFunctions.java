@@ -152,6 +152,8 @@ public final class ReconcilerFunctions extends Construct {
             // The two tables it writes, and the shards a new pending authorisation is filed under: StartWindow's value.
             environment.put(TableNames.ENV_AUTHORISATIONS, tables.names().authorisations());
             environment.put(TableNames.ENV_SETTLEMENTS, tables.names().settlements());
+            // Read only for capturedAfterRelease: a settlement on a decided authorisation asks whether its release was delivered.
+            environment.put(TableNames.ENV_RELEASE_COMMANDS, tables.names().releaseCommands());
             environment.put(EnvVars.SHARDS, config.windowEnvironment().get(EnvVars.SHARDS));
         } else {
             // StartWindow, Scheduler's target: the window settings it computes each execution's input from.
@@ -165,6 +167,9 @@ public final class ReconcilerFunctions extends Construct {
         if (function == LambdaFunction.RECONCILE_PAGE || function == LambdaFunction.DELIVER_COMMANDS) {
             // Both ask the feed gate: before committing decisions, and before any provider call.
             environment.putAll(config.maxSettlementFeedLagEnvironment());
+        }
+        if (function == LambdaFunction.RECONCILE_PAGE) {
+            environment.putAll(config.releaseSurge().environment());
         }
         return environment;
     }

@@ -1,5 +1,6 @@
 package com.payments.reconciler.cdk;
 
+import com.payments.reconciler.surge.ReleaseSurgePolicy;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
@@ -46,13 +47,17 @@ import java.util.stream.Collectors;
  *                             command first attempted longer ago is not re-sent before the provider's status lookup
  * @param maxSettlementFeedLag how old the settlement feed's watermark may be when a night decides or delivers,
  *                             ReconcilePage's and DeliverCommands' environment (docs/design.md, "Feed completeness")
+ * @param releaseSurge the release-surge guard's factor (context {@code releaseSurgeFactor}), ReconcilePage's environment
+ * @param capturedAfterReleaseThreshold captures after a delivered release in a day that raise CapturedAfterRelease
+ *                                      (context {@code capturedAfterReleaseThreshold}, default 1)
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
                           boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
-                          ProviderKeyRetention providerKeyRetention, MaxSettlementFeedLag maxSettlementFeedLag) {
+                          ProviderKeyRetention providerKeyRetention, MaxSettlementFeedLag maxSettlementFeedLag,
+                          ReleaseSurgePolicy releaseSurge, long capturedAfterReleaseThreshold) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -73,6 +78,10 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
     public static final String SETTLEMENTS_TABLE_ARN = "settlementsTableArn";
     public static final String BUSINESS_TABLES_KEY_ARN = "businessTablesKeyArn";
+    public static final String RELEASE_SURGE_FACTOR = "releaseSurgeFactor";
+    public static final String CAPTURED_AFTER_RELEASE_THRESHOLD = "capturedAfterReleaseThreshold";
+    /** One capture after a delivered release in a day is already the sign that some merchant captures later than the grace. */
+    public static final long DEFAULT_CAPTURED_AFTER_RELEASE_THRESHOLD = 1;
 
     /** Window settings: context key → the StartWindow environment variable it becomes. */
     private static final Map<String, String> WINDOW_KEYS = Map.of(
@@ -133,6 +142,8 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(AUTHORISATIONS_TABLE_ARN, "");
         d.put(SETTLEMENTS_TABLE_ARN, "");
         d.put(BUSINESS_TABLES_KEY_ARN, "");
+        d.put(RELEASE_SURGE_FACTOR, plain(ReleaseSurgePolicy.DEFAULT_FACTOR));
+        d.put(CAPTURED_AFTER_RELEASE_THRESHOLD, Long.toString(DEFAULT_CAPTURED_AFTER_RELEASE_THRESHOLD));
         return d;
     }
 
@@ -217,8 +228,23 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
                 value.apply(SETTLEMENTS_TABLE_ARN), value.apply(BUSINESS_TABLES_KEY_ARN));
         boolean protection = bool(value.apply(TABLE_DELETION_PROTECTION), TABLE_DELETION_PROTECTION,
                 "true or false (true once the stack exists: a protected table cannot be deleted by the rollback of a failed first create)");
+        String factorText = value.apply(RELEASE_SURGE_FACTOR);
+        ReleaseSurgePolicy surge;
+        try {
+            if (!DECIMAL.matcher(factorText).matches()) {
+                throw new IllegalArgumentException("releaseSurgeFactor must be " + ReleaseSurgePolicy.ACCEPTED_FORM + ", was '" + factorText + "'");
+            }
+            surge = ReleaseSurgePolicy.withFactor(factorText);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(RELEASE_SURGE_FACTOR, e.getMessage().replaceFirst("^releaseSurgeFactor ", ""));
+        }
+        String thresholdText = value.apply(CAPTURED_AFTER_RELEASE_THRESHOLD);
+        if (!INTEGER.matcher(thresholdText).matches() || Long.parseLong(thresholdText) < 1) {
+            throw new InvalidContext(CAPTURED_AFTER_RELEASE_THRESHOLD, "must be an integer of at least 1, e.g. 1 (captures after a "
+                    + "delivered release in a day that raise the CapturedAfterRelease alarm), was '" + thresholdText + "'");
+        }
         return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
-                keyRetention, feedLag);
+                keyRetention, feedLag, surge, Long.parseLong(thresholdText));
     }
 
     private static boolean bool(String text, String key, String form) {

@@ -32,7 +32,8 @@ class IngestionTest {
     static final String KEY_ARN = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 
     /** What ingestion's role must never hold: reads, deletes, the leader's ConditionCheck, batch writes, other services. */
-    static final List<String> NEVER_FOR_INGESTION = List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:DeleteItem",
+    // GetItem only on ReleaseCommands (capturedAfterRelease), checked by its Sid below.
+    static final List<String> NEVER_FOR_INGESTION = List.of("dynamodb:BatchGetItem", "dynamodb:Scan", "dynamodb:Query", "dynamodb:DeleteItem",
             "dynamodb:ConditionCheckItem", "dynamodb:BatchWriteItem", "states:", "secretsmanager:", "sqs:SendMessageBatch",
             "sqs:PurgeQueue", "sqs:DeleteQueue");
 
@@ -104,12 +105,16 @@ class IngestionTest {
         for (String never : NEVER_FOR_INGESTION) {
             assertThat(all).as(never).doesNotContain(never);
         }
-        for (var other : List.of(Tables.Leases.SCHEMA, Tables.ReleaseCommands.SCHEMA, Tables.Idempotency.SCHEMA)) {
+        assertThat(actionsBySid.get("IngestReleaseCommandsTable")).as("capturedAfterRelease: the command's status, read only")
+                .containsExactly("dynamodb:GetItem");
+        assertThat(resourceBySid.get("IngestReleaseCommandsTable")).isEqualTo(template.getAtt(synth.stack.tables().table(Tables.ReleaseCommands.SCHEMA), "Arn"));
+        assertThat(statements.stream().filter(st -> st.toString().contains("dynamodb:GetItem")).count()).isEqualTo(1);
+        for (var other : List.of(Tables.Leases.SCHEMA, Tables.Idempotency.SCHEMA)) {
             assertThat(all).as(other.logicalName()).doesNotContain(template.logicalId(synth.stack.tables().table(other)));
         }
         // Besides these, only the X-Ray statement active tracing adds (no Sid; its actions take no resource).
         assertThat(actionsBySid.keySet()).containsExactlyInAnyOrder("OwnLogGroup", "IngestAuthorisationsTable", "IngestSettlementsTable",
-                "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "RefusedEventsToDeadLetters", "DeadLetterQueueKey", "");
+                "IngestReleaseCommandsTable", "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "RefusedEventsToDeadLetters", "DeadLetterQueueKey", "");
         assertThat(actionsBySid.get("")).allMatch(a -> a.startsWith("xray:"));
     }
 
@@ -148,7 +153,7 @@ class IngestionTest {
         String reconcile = template.statementsOf(synth.stack.functions().role(LambdaFunction.RECONCILE_PAGE)).toString();
         String deliver = template.statementsOf(synth.stack.functions().role(LambdaFunction.DELIVER_COMMANDS)).toString();
         assertThat(NEVER_FOR_INGESTION).filteredOn(reconcile::contains).contains("dynamodb:Query", "dynamodb:ConditionCheckItem");
-        assertThat(NEVER_FOR_INGESTION).filteredOn(deliver::contains).contains("dynamodb:GetItem", "dynamodb:DeleteItem", "secretsmanager:");
+        assertThat(NEVER_FOR_INGESTION).filteredOn(deliver::contains).contains("dynamodb:BatchGetItem", "dynamodb:DeleteItem", "secretsmanager:");
     }
 
     @Test

@@ -25,7 +25,12 @@ class MonitoringTest {
                 "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted", "test-BacklogLeft",
                 "test-StartWindowThrottles", "test-AcquireLeaseThrottles", "test-ReconcilePageThrottles", "test-DeliverCommandsThrottles",
                 "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestQueueAge",
-                "test-FeedNotComplete");
+                "test-FeedNotComplete", "test-ReleaseSurge", "test-CapturedAfterRelease");
+        assertMetric(alarms.get("test-ReleaseSurge"), Metrics.NAMESPACE, Metrics.RELEASE_SURGE_HELD, "Function",
+                TemplateJson.parse("\"" + LambdaFunction.RECONCILE_PAGE.logicalName() + "\""));
+        assertMetric(alarms.get("test-CapturedAfterRelease"), Metrics.NAMESPACE, Metrics.CAPTURED_AFTER_RELEASE, "Function",
+                TemplateJson.parse("\"" + LambdaFunction.INGEST_EVENTS.logicalName() + "\""));
+        assertThat(alarms.remove("test-CapturedAfterRelease").path("Period").asInt()).as("a day's captures").isEqualTo(86_400);
         JsonNode stateMachine = template.ref(synth.stack.workflow().stateMachine());
         assertMetric(alarms.get("test-ExecutionsFailed"), "AWS/States", "ExecutionsFailed", "StateMachineArn", stateMachine);
         assertMetric(alarms.get("test-ExecutionsTimedOut"), "AWS/States", "ExecutionsTimedOut", "StateMachineArn", stateMachine);
@@ -72,12 +77,13 @@ class MonitoringTest {
      * when a state alarm is over; SupersededRuns does not page (ExecutionsFailed pages for the same run: FirstDeployTest).
      */
     @Test
-    void everyAlarmButSupersededRunsNotifiesTheAlarmTopic() {
+    void everyAlarmButSupersededRunsAndReleaseSurgeNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
         Map<String, JsonNode> alarms = alarms();
-        assertThat(alarms).hasSize(21);
+        assertThat(alarms).hasSize(23);
         JsonNode superseded = alarms.remove("test-SupersededRuns");
         assertThat(superseded.has("AlarmActions")).isFalse();
+        assertThat(alarms.remove("test-ReleaseSurge").has("AlarmActions")).as("ReleaseSurge pages through ExecutionsFailed").isFalse();
         assertThat(alarms).allSatisfy((name, a) -> {
             assertThat(a.path("AlarmActions")).as(name).hasSize(1);
             assertThat(a.path("AlarmActions").path(0)).as(name).isEqualTo(topic);

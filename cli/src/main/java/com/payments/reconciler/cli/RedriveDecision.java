@@ -83,6 +83,11 @@ sealed interface RedriveDecision {
                     + "); a redrive re-enters LeaseHeldByAnotherRun and fails again. `status --window " + window
                     + "` shows the run that held it; once that one has ended, " + rerun + " if the window still needs work");
         }
+        if (ErrorNames.FAIL_RELEASE_SURGE.equals(error)) {
+            return new Refuse(ExitCodes.RUN_FAILED, "refused: the release-surge guard held " + name + " (" + cause(execution)
+                    + "); a redrive re-enters ReleaseSurge and fails again. Check the settlement feed (docs/operating.md, ReleaseSurge), "
+                    + "then `approve --window " + window + " --note TEXT`, which records the approval and starts the rerun that delivers");
+        }
         if (OLD_FAIL_STATE.equals(error)) {
             return new Refuse(ExitCodes.RUN_FAILED, "refused: " + name + " ran a definition whose failure path handed the lease back and "
                     + "ended in RunFailed; a redrive uses the execution's own definition, so it would re-enter RunFailed. Finish the window with " + rerun);

@@ -41,4 +41,17 @@ class RedriveDecisionTest {
         assertThat(RedriveDecision.SETTLE).isEqualTo(Duration.ofSeconds(130));
         assertThat(RedriveDecision.of(NAME, failedAtDelivery(), STOPPED.plus(RedriveDecision.SETTLE))).isInstanceOf(RedriveDecision.Redrive.class);
     }
+
+    /** A held night is finished by approve (which starts the rerun), never by a redrive, which would re-enter ReleaseSurge. */
+    @Test
+    void aNightTheReleaseSurgeGuardHeldIsNotRedrivenButApproved() {
+        DescribeExecutionResponse held = DescribeExecutionResponse.builder().status(ExecutionStatus.FAILED)
+                .redriveStatus(ExecutionRedriveStatus.REDRIVABLE).error(ErrorNames.FAIL_RELEASE_SURGE)
+                .cause("window 2026-12-01: 400 releases decided, above 2.0 x the median 100.0").stopDate(STOPPED).build();
+
+        assertThat(RedriveDecision.of(NAME, held, STOPPED.plus(RedriveDecision.SETTLE))).isInstanceOfSatisfying(RedriveDecision.Refuse.class, r -> {
+            assertThat(r.exitCode()).isEqualTo(ExitCodes.RUN_FAILED);
+            assertThat(r.message()).contains("release-surge guard held", "400 releases decided", "approve --window 2026-12-01 --note TEXT");
+        });
+    }
 }

@@ -38,6 +38,13 @@ public final class EventIngestion {
         IngestWrite write = decision.first(event);
         String applied = null;
         for (int writes = 1; writes <= MAX_WRITES; writes++) {
+            if (write instanceof IngestWrite.LeaveIndexOnSettlement leave) {
+                // The follow-up of a settlement stored by this delivery: unconditional, and it answers the state before it.
+                Optional<String> before = store.leaveIndex(leave);
+                boolean capturedAfterRelease = IngestionDecision.releaseMayHaveGone(before)
+                        && IngestionDecision.capturedAfterRelease(store.releaseStatus(event.authorisationId()));
+                return new IngestOutcome.Accepted(event.eventId(), applied, writes, capturedAfterRelease);
+            }
             Optional<StoredItem> stored = store.apply(write);
             if (stored.isEmpty()) {
                 applied = applied == null ? write.getClass().getSimpleName() : applied;

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -62,7 +63,8 @@ public final class IngestEventsHandler implements RequestStreamHandler {
     public IngestEventsHandler(HandlerEnvironment env, EmfMetrics metrics) {
         this(new EventIngestion(new EventDecoder(), new IngestionDecision(shards(env)),
                         new IngestStore(env.aws().dynamo(), env.required(TableNames.ENV_AUTHORISATIONS),
-                                env.required(TableNames.ENV_SETTLEMENTS), Backoff.standard())),
+                                env.required(TableNames.ENV_SETTLEMENTS),
+                                Optional.ofNullable(env.optional(TableNames.ENV_RELEASE_COMMANDS, null)), Backoff.standard())),
                 new SqsDeadLetters(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)), metrics);
     }
 
@@ -90,7 +92,7 @@ public final class IngestEventsHandler implements RequestStreamHandler {
         List<Message> messages = messages(sqsEvent);
         Map<String, Long> counts = new LinkedHashMap<>();
         for (String name : List.of(Metrics.INGEST_ACCEPTED, Metrics.INGEST_DUPLICATES, Metrics.INGEST_REFUSED,
-                Metrics.INGEST_REFUSED_CARD_DATA, Metrics.INGEST_RETRIED, Metrics.INGEST_WRITES)) {
+                Metrics.INGEST_REFUSED_CARD_DATA, Metrics.INGEST_RETRIED, Metrics.INGEST_WRITES, Metrics.CAPTURED_AFTER_RELEASE)) {
             counts.put(name, 0L);
         }
         ObjectNode response = JSON.createObjectNode();
@@ -103,6 +105,11 @@ public final class IngestEventsHandler implements RequestStreamHandler {
                 switch (outcome) {
                     case IngestOutcome.Accepted accepted -> {
                         counts.merge(Metrics.INGEST_ACCEPTED, 1L, Long::sum);
+                        if (accepted.capturedAfterRelease()) {
+                            counts.merge(Metrics.CAPTURED_AFTER_RELEASE, 1L, Long::sum);
+                            LOG.info("event {}: a settlement for authorisation whose release the provider confirmed (captured after release)",
+                                    accepted.eventId());
+                        }
                         // Per event at DEBUG: millions of events a day at INFO would be most of the log bill; the batch line below counts them.
                         LOG.debug("event {} accepted ({})", accepted.eventId(), accepted.write());
                     }

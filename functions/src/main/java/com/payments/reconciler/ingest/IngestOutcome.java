@@ -4,7 +4,10 @@ package com.payments.reconciler.ingest;
 public sealed interface IngestOutcome {
 
     /** Written: {@code write} names which write applied it (the last, when the first was answered by the item). */
-    record Accepted(String eventId, String write, int writes) implements IngestOutcome {
+    record Accepted(String eventId, String write, int writes, boolean capturedAfterRelease) implements IngestOutcome {
+        public Accepted(String eventId, String write, int writes) {
+            this(eventId, write, writes, false);
+        }
     }
 
     /** Already applied, by this event's earlier delivery or an equivalent event: nothing written. */

@@ -14,7 +14,9 @@ import com.payments.reconciler.ingest.StoredItem.StoredAuthorisation;
 import com.payments.reconciler.ingest.StoredItem.StoredSettlement;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.StoreErrors;
+import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.store.Tables.Settlements;
 import java.time.Instant;
 import java.util.HashMap;
@@ -25,6 +27,7 @@ import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 import static com.payments.reconciler.store.Attr.n;
@@ -127,12 +130,44 @@ public final class IngestStore {
     private final String authorisations;
     private final String settlements;
     private final Backoff conflicts;
+    /** The outbox, read only to tell whether a settled authorisation's release was delivered (capturedAfterRelease). */
+    private final Optional<String> releaseCommands;
 
     public IngestStore(DynamoDbClient dynamo, String authorisations, String settlements, Backoff conflicts) {
+        this(dynamo, authorisations, settlements, Optional.empty(), conflicts);
+    }
+
+    public IngestStore(DynamoDbClient dynamo, String authorisations, String settlements, Optional<String> releaseCommands, Backoff conflicts) {
         this.dynamo = dynamo;
         this.authorisations = authorisations;
         this.settlements = settlements;
+        this.releaseCommands = releaseCommands;
         this.conflicts = conflicts;
+    }
+
+    /**
+     * {@link #LEAVE_INDEX} for a settlement just stored, answering the authorisation's state before it (ALL_OLD costs no
+     * read): RELEASE_REQUESTED means a night decided its release before the settlement came.
+     */
+    public Optional<String> leaveIndex(LeaveIndexOnSettlement leave) {
+        var e = leave.event();
+        var response = StoreErrors.call("ingest " + e.eventId(), conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                .key(key(e.authorisationId()))
+                .updateExpression(LEAVE_INDEX)
+                .expressionAttributeValues(Map.of(":eventId", s(e.eventId())))
+                .returnValues(ReturnValue.ALL_OLD)));
+        return response.hasAttributes() ? string(response.attributes(), Authorisations.STATE) : Optional.empty();
+    }
+
+    /** The status of the authorisation's release command (one GetItem, only after a decided authorisation settled). */
+    public Optional<String> releaseStatus(String authorisationId) {
+        if (releaseCommands.isEmpty()) {
+            return Optional.empty();
+        }
+        var item = StoreErrors.call("read the release command of " + authorisationId, () -> dynamo.getItem(b -> b.tableName(releaseCommands.get())
+                .key(Map.of(ReleaseCommands.OPERATION_ID, s(Candidate.operationIdFor(authorisationId))))
+                .projectionExpression("#status").expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS)))).item();
+        return item == null ? Optional.empty() : string(item, ReleaseCommands.STATUS);
     }
 
     /** Applies {@code write}: empty when it was applied, or the stored item when its condition did not hold. */

@@ -74,6 +74,19 @@ public final class IngestionDecision {
         return applied instanceof RecordSettlement settle ? Optional.of(new LeaveIndexOnSettlement(settle.event())) : Optional.empty();
     }
 
+    /** Whether a settlement stored on an authorisation in {@code stateBefore} needs its release command read: only a decided one. */
+    public static boolean releaseMayHaveGone(Optional<String> stateBefore) {
+        return stateBefore.equals(Optional.of(Authorisations.STATE_RELEASE_REQUESTED));
+    }
+
+    /**
+     * capturedAfterRelease: the provider confirmed the release (DELIVERED) and the merchant captured anyway. A command
+     * still PENDING is cancelled by delivery's fresh read of the settlement, so it is not counted.
+     */
+    public static boolean capturedAfterRelease(Optional<String> commandStatus) {
+        return commandStatus.equals(Optional.of(com.payments.reconciler.store.Tables.ReleaseCommands.STATUS_DELIVERED));
+    }
+
     public IngestWrite first(IngestEvent event) {
         return switch (event) {
             case AuthorisationCreated created -> new CreateAuthorisation(created, Shards.key(Shards.of(created.authorisationId(), shards)));

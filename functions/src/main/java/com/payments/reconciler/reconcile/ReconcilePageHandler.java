@@ -6,6 +6,11 @@ import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.window.NightWindow;
+import com.payments.reconciler.surge.NightRecords;
+import com.payments.reconciler.surge.ReleaseSurgeGuard;
+import com.payments.reconciler.surge.ReleaseSurgePolicy;
+import com.payments.reconciler.surge.SurgeDecision;
+import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.workflow.Deadline;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Fenced;
@@ -14,6 +19,7 @@ import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.Metrics;
+import com.payments.reconciler.workflow.ReleaseSurge;
 import com.payments.reconciler.workflow.StoreContention;
 import com.payments.reconciler.workflow.Timing;
 import java.time.Clock;
@@ -44,6 +50,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     private final FencedWriter writer;
     private final SettlementCheck settlements;
     private final LeaseStore leases;
+    private final ReleaseSurgeGuard surgeGuard;
     private final EmfMetrics metrics;
     private final Clock clock;
     private final FeedGate feed;
@@ -61,18 +68,20 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 new FencedWriter(env.aws().dynamo(), tables, backoff),
                 new SettlementCheck(env.aws().dynamo(), tables.settlements(), backoff),
                 new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
+                new ReleaseSurgeGuard(new NightRecords(env.aws().dynamo(), tables.leases()), ReleaseSurgePolicy.fromEnvironment(env), env.clock()),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock(),
                 FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()));
     }
 
     /** {@code feed}: asked before this call commits any decision (FeedGate). */
     public ReconcilePageHandler(CandidateFinder finder, FencedWriter writer, SettlementCheck settlements,
-                                LeaseStore leases, EmfMetrics metrics, Clock clock, FeedGate feed) {
+                                LeaseStore leases, ReleaseSurgeGuard surgeGuard, EmfMetrics metrics, Clock clock, FeedGate feed) {
         super(PageRequest.class);
         this.finder = finder;
         this.writer = writer;
         this.settlements = settlements;
         this.leases = leases;
+        this.surgeGuard = surgeGuard;
         this.metrics = metrics;
         this.clock = clock;
         this.feed = feed;
@@ -140,6 +149,9 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         }
         LOG.info("window {} epoch {}: decided {} candidates this call ({} released), cursor {}, more {}",
                 window.windowId(), lease.epoch(), decided, committed, cursor, more);
+        if (!more && !window.dryRun()) {
+            holdOnSurge(window, lease, totals);
+        }
         return new PageState(more ? cursor : null, more, totals, PageState.allShards(window.shards()));
     }
 
@@ -213,6 +225,21 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
             };
         }
         return totals;
+    }
+
+    /**
+     * The release-surge gate, once the window's decisions are done and before delivery: a held night hands the lease
+     * back (so the operator's rerun after {@code approve} need not wait for it to expire) and ends in ReleaseSurge,
+     * its commands PENDING. A dry run delivers nothing and is not judged.
+     */
+    private void holdOnSurge(NightWindow window, LeaseToken lease, ReconcileTotals totals) {
+        SurgeDecision.Verdict verdict = surgeGuard.check(WindowId.parse(window.windowId(), "windowId"), totals.releaseRequested(),
+                totals.candidatesRead());
+        metrics.count(Metrics.RELEASE_SURGE_HELD, verdict instanceof SurgeDecision.Verdict.Hold ? 1 : 0);
+        if (verdict instanceof SurgeDecision.Verdict.Hold hold) {
+            leases.release(lease, clock.instant());
+            throw new ReleaseSurge(hold.message(window.windowId()));
+        }
     }
 
     private Instant renew(LeaseToken lease) {

@@ -27,6 +27,27 @@ public final class Tables {
         /** On the {@code {leaseName}#shards} item (not a lease): every shards value a night ran with, a number set (LeaseStore.recordShards). */
         public static final String SHARDS_EVER = "shardsEver";
 
+        /**
+         * A night's record for the release-surge guard (surge.NightRecords), beside the lease in the same table: one small
+         * item per window, key {@link #NIGHT_RECORD_PREFIX} + window id, read 14 at a time by one BatchGetItem, so the
+         * next night reads its history without a scan or an index, and no table is added to the stack.
+         */
+        public static final String NIGHT_RECORD_PREFIX = "night#";
+        public static final String NIGHT_WINDOW_ID = "windowId";
+        /** Releases decided by the run that ended the window's decisions. */
+        public static final String NIGHT_RELEASES = "releases";
+        public static final String NIGHT_CANDIDATES_READ = "candidatesRead";
+        /** {@link #NIGHT_DELIVERED} or {@link #NIGHT_HELD}; {@link #NIGHT_APPROVED} once an operator approved a held night. */
+        public static final String NIGHT_STATUS = "nightStatus";
+        public static final String NIGHT_MEDIAN = "historyMedian";
+        public static final String NIGHT_DECIDED_AT = "decidedAt";
+        public static final String NIGHT_APPROVED_BY = "approvedBy";
+        public static final String NIGHT_APPROVED_AT = "approvedAt";
+        public static final String NIGHT_APPROVAL_NOTE = "approvalNote";
+        public static final String NIGHT_DELIVERED = "DELIVERED";
+        public static final String NIGHT_HELD = "HELD";
+        public static final String NIGHT_APPROVED = "APPROVED";
+
         public static final TableSchema SCHEMA = new TableSchema("Leases",
                 new KeyAttribute(LEASE_NAME, AttributeType.S), List.of(), Optional.empty(), true);
 

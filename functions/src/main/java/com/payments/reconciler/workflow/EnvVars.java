@@ -44,6 +44,8 @@ public final class EnvVars {
      * lookup says its hold is still active.
      */
     public static final String PROVIDER_KEY_RETENTION = "PROVIDER_KEY_RETENTION";
+    /** ReconcilePage: the release-surge guard's factor (surge.ReleaseSurgePolicy; CDK context releaseSurgeFactor). */
+    public static final String RELEASE_SURGE_FACTOR = "RELEASE_SURGE_FACTOR";
 
     /**
      * ReconcilePage and DeliverCommands: how old the settlement feed's watermark may be when they release, an ISO-8601

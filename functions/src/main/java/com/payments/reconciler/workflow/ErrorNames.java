@@ -28,6 +28,7 @@ public final class ErrorNames {
     public static final String PROVIDER_CONTRACT_VIOLATION = ProviderContractViolation.class.getName();
     /** The settlement feed's watermark is too old to decide or deliver on: the night releases nothing. */
     public static final String FEED_NOT_COMPLETE = FeedNotComplete.class.getName();
+    public static final String RELEASE_SURGE = ReleaseSurge.class.getName();
 
     /** Raised by the Lambda service itself, not by our code. */
     public static final List<String> LAMBDA_SERVICE_ERRORS = List.of("Lambda.ServiceException",
@@ -52,11 +53,13 @@ public final class ErrorNames {
     /** Names of the Fail states the workflow can end in. */
     public static final String FAIL_SUPERSEDED = "Superseded";
     public static final String FAIL_LEASE_HELD_BY_ANOTHER_RUN = "LeaseHeldByAnotherRun";
+    /** The release-surge guard held the night's delivery (the lease was handed back first; commands PENDING). */
+    public static final String FAIL_RELEASE_SURGE = "ReleaseSurge";
 
     /** Errors our handlers throw. */
     public static final List<String> THROWN_BY_HANDLERS = List.of(FENCED, LEASE_LOST, LEASE_HELD, STORE_CONTENTION,
             PROVIDER_UNAVAILABLE, IDEMPOTENCY_ALREADY_IN_PROGRESS, INVALID_INPUT, OPERATION_MISMATCH, PROVIDER_CONTRACT_VIOLATION,
-            FEED_NOT_COMPLETE);
+            FEED_NOT_COMPLETE, RELEASE_SURGE);
 
     /** Step Functions' own: the task ran past its {@code TimeoutSeconds}. */
     public static final String STATES_TIMEOUT = "States.Timeout";
@@ -107,6 +110,7 @@ public final class ErrorNames {
             new Handling(PROVIDER_CONTRACT_VIOLATION, false, FAILS_AT_ITS_TASK),
             // Not retried: minutes later the watermark is as old; the next night or a redrive after the feed caught up.
             new Handling(FEED_NOT_COMPLETE, false, FAILS_AT_ITS_TASK),
+            new Handling(RELEASE_SURGE, false, FAIL_RELEASE_SURGE),
             new Handling(STATES_TIMEOUT, true, FAILS_AT_ITS_TASK),
             new Handling(ANY_OTHER_ERROR, true, FAILS_AT_ITS_TASK));
 

@@ -17,7 +17,7 @@ public enum LambdaFunction {
             List.of(LeaseHeld.class, StoreContention.class, InvalidInput.class)),
     RECONCILE_PAGE("ReconcilePage", "com.payments.reconciler.reconcile.ReconcilePageHandler",
             Timing.RECONCILE_PAGE_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "ReconcilePageFunctionArn",
-            List.of(Fenced.class, LeaseLost.class, StoreContention.class, InvalidInput.class, FeedNotComplete.class)),
+            List.of(Fenced.class, LeaseLost.class, StoreContention.class, InvalidInput.class, FeedNotComplete.class, ReleaseSurge.class)),
     DELIVER_COMMANDS("DeliverCommands", "com.payments.reconciler.delivery.DeliverCommandsHandler",
             Timing.DELIVER_COMMANDS_TIMEOUT, Timing.PAGE_FUNCTION_MEMORY_MB, "DeliverCommandsFunctionArn",
             List.of(Fenced.class, LeaseLost.class, StoreContention.class, ProviderUnavailable.class,

@@ -46,6 +46,13 @@ public final class Metrics {
     public static final String NIGHT_CANDIDATES = "NightCandidates";
     public static final String NIGHT_WOULD_RELEASE = "NightWouldRelease";
     public static final String NIGHT_RELEASED = "NightReleased";
+    /** ReconcilePage, once per night: 1 when the release-surge guard held the night's delivery, else 0. */
+    public static final String RELEASE_SURGE_HELD = "ReleaseSurgeHeld";
+    /**
+     * IngestEvents: settlements stored for an authorisation whose release the provider had confirmed (DELIVERED): the
+     * hold was released and the merchant captured anyway, the sign that the grace is too short for some merchants.
+     */
+    public static final String CAPTURED_AFTER_RELEASE = "CapturedAfterRelease";
     public static final String NIGHT_SETTLED_AFTER_DECISION = "NightSettledAfterDecision";
 
     /** IngestEvents (docs/integration.md): events written, already applied, refused (to the DLQ), left for SQS to retry. */

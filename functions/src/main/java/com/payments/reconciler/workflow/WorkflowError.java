@@ -7,7 +7,7 @@ package com.payments.reconciler.workflow;
  */
 public abstract sealed class WorkflowError extends RuntimeException
         permits Fenced, LeaseLost, LeaseHeld, StoreContention, ProviderUnavailable, IdempotencyAlreadyInProgress,
-        InvalidInput, OperationMismatch, ProviderContractViolation, FeedNotComplete {
+        InvalidInput, OperationMismatch, ProviderContractViolation, FeedNotComplete, ReleaseSurge {
 
     protected WorkflowError(String message) {
         super(message);

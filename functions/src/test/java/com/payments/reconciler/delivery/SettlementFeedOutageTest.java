@@ -57,6 +57,8 @@ class SettlementFeedOutageTest {
                     new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                     new SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
                     new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                    new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(w.dynamo,
+                            engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
                     new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate);
 
             assertThatThrownBy(() -> page(reconcile, w.window(), lease))

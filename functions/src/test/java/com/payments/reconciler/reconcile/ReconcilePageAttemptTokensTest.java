@@ -61,7 +61,9 @@ class ReconcilePageAttemptTokensTest {
                 new CandidateFinder(engine.client(new LaggingIndex()), engine.tables().authorisations()),
                 new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), NO_WAIT),
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
-                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
+                leases, new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(engine.client(),
+                        engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, clock),
+                new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
         String sameInput = input(new NightWindow("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, 1), lease);
 
         invoke(handler, sameInput, new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));

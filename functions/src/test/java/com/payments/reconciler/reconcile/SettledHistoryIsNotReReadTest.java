@@ -212,7 +212,9 @@ class SettledHistoryIsNotReReadTest {
                 new CandidateFinder(engine.client(countIndexItems), engine.tables().authorisations()),
                 new FencedWriter(engine.client(), engine.tables(), NO_WAIT),
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
-                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
+                leases, new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(engine.client(),
+                        engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, clock),
+                new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
         String windowId = windowStart.toString().substring(0, 10);
         NightWindow window = new NightWindow(windowId, windowStart, cutoff(windowStart), GRACE, dryRun, SHARDS);
         ObjectNode page = JsonHandler.json().createObjectNode().putNull("cursor");

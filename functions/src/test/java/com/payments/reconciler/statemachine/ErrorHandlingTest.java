@@ -115,7 +115,8 @@ class ErrorHandlingTest {
                 "ReconcilePage: " + ErrorNames.FENCED + viaTaskFailed,
                 "ReconcilePage: " + ErrorNames.LEASE_LOST + viaTaskFailed,
                 "ReconcilePage: " + ErrorNames.INVALID_INPUT + viaTaskFailed,
-                "ReconcilePage: " + ErrorNames.FEED_NOT_COMPLETE + viaTaskFailed);
+                "ReconcilePage: " + ErrorNames.FEED_NOT_COMPLETE + viaTaskFailed,
+                "ReconcilePage: " + ErrorNames.RELEASE_SURGE + viaTaskFailed);
     }
 
     /** Where an error ends is checked too: here LeaseLost left to fail at ReleaseLease instead of ending Superseded. */

@@ -82,8 +82,10 @@ final class LocalCommand implements Callable<Integer> {
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response, ended-after-decision (voids, expiries and "
             + "captures published between the decision and delivery: none may be released) or settlement-feed-outage (the platform's "
             + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1). "
-            + "With --nights N > 1 only provider-lost-response: answers lost on night 1, parked, requeued by an operator before the "
-            + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its one release.")
+            + "With --nights N > 1: provider-lost-response (answers lost on night 1, parked, requeued by an operator before the "
+            + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its "
+            + "one release) or, with N at least 4, " + PARTIAL_LOSS + " (half the settlements of the last night's due authorisations "
+            + "never published: the night ends ReleaseSurge, nothing is delivered until the operator approves, then a rerun delivers).")
     String scenario;
 
     /**
@@ -172,12 +174,20 @@ final class LocalCommand implements Callable<Integer> {
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
+    static final String PARTIAL_LOSS = "settlement-feed-partial-loss";
+
     /** {@code --nights N} with N > 1: the series on one moved clock (MultiNightRun). */
     private int nights(PrintWriter out, PrintWriter console, WindowConfig config, Instant now) throws Exception {
-        boolean lostResponses = scenario(scenario) == LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
-        if (scenario != null && !lostResponses) {
-            throw new IllegalArgumentException("--scenario: with --nights N > 1 only provider-lost-response (answers lost on night 1 "
-                    + "that outlive it) is accepted, was '" + scenario + "'; give --nights 1 for the others");
+        boolean lostResponses = false;
+        var nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.NONE;
+        if (PARTIAL_LOSS.equals(scenario)) {
+            nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS;
+        } else if (scenario != null) {
+            lostResponses = scenario(scenario) == LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
+            if (!lostResponses) {
+                throw new IllegalArgumentException("--scenario: with --nights N > 1 only provider-lost-response or " + PARTIAL_LOSS
+                        + " is accepted, was '" + scenario + "'; give --nights 1 for the others");
+            }
         }
         for (String single : List.of(EventsFile.FLAG, "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
                 "--settled-fraction")) {
@@ -200,7 +210,8 @@ final class LocalCommand implements Callable<Integer> {
         ProviderKeyRetention retention = keyRetention(providerKeyRetention).orElse(ProviderKeyRetention.DEFAULT);
         int perDay = spec.commandLine().getParseResult().hasMatchedOption("--authorisations") ? authorisations : 2_000;
         var report = new com.payments.reconciler.harness.nights.MultiNightRun(new com.payments.reconciler.harness.nights.MultiNightRun.Options(
-                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir, lostResponses, retention), line -> {
+                first, nights, config, perDay, seed, Optional.ofNullable(dumpState), workDir, lostResponses, retention)
+                .withScenario(nightScenario), line -> {
             console.println(line);
             console.flush();
         }, Clock.systemUTC()).run();
@@ -231,6 +242,12 @@ final class LocalCommand implements Callable<Integer> {
                     + ", candidates read " + report.history().candidatesLastToSecondNight());
             out.println("across the nights: " + String.join("  ", report.invariants().entrySet().stream()
                     .map(e -> e.getKey() + " " + (e.getValue() ? "✓" : "✗ VIOLATED")).toList()));
+            if (report.surgeHold() != null) {
+                var hold = report.surgeHold();
+                out.printf("release surge on %s: %s; %d commands, the provider performed %d of them before the approval and %d after "
+                                + "(approved by %s); %d settlements were never published%n", hold.window(), String.join(", ", hold.heldBy()),
+                        hold.commands(), hold.performedBeforeApproval(), hold.performedAfterApproval(), hold.approvedBy(), hold.settlementsDropped());
+            }
         }
         out.flush();
         return report.succeeded() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
@@ -288,8 +305,10 @@ final class LocalCommand implements Callable<Integer> {
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
             case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
             case "settlement-feed-outage" -> LocalRun.Scenario.SETTLEMENT_FEED_OUTAGE;
+            case PARTIAL_LOSS -> throw new IllegalArgumentException("--scenario " + PARTIAL_LOSS + " needs a history: give --nights N, "
+                    + "at least 4");
             default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
-                    + "ended-after-decision, settlement-feed-outage; was '" + name + "'");
+                    + "ended-after-decision, settlement-feed-outage, or with --nights " + PARTIAL_LOSS + "; was '" + name + "'");
         };
     }
 

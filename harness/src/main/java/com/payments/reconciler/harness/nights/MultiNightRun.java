@@ -24,7 +24,10 @@ import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.store.Attr;
 import com.payments.reconciler.store.Tables.Authorisations;
+import com.payments.reconciler.window.ExecutionInput;
 import com.payments.reconciler.window.NightWindow;
+import com.payments.reconciler.store.Tables.ReleaseCommands;
+import com.payments.reconciler.surge.NightRecords;
 import com.payments.reconciler.window.ExecutionName;
 import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
@@ -50,7 +53,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.stream.Collectors;
 import java.util.function.Consumer;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
@@ -87,10 +92,14 @@ public final class MultiNightRun {
      */
     public record Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
                           Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults, boolean lostResponses,
-                          ProviderKeyRetention providerKeeps, ProviderKeyRetention nightsTrust) {
+                          ProviderKeyRetention providerKeeps, ProviderKeyRetention nightsTrust, NightScenario scenario) {
         public Options {
             if (nights < 1) {
                 throw new IllegalArgumentException("--nights must be at least 1, was " + nights);
+            }
+            if (scenario == NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS && nights < PARTIAL_LOSS_MIN_NIGHTS) {
+                throw new IllegalArgumentException("--nights: --scenario settlement-feed-partial-loss needs at least " + PARTIAL_LOSS_MIN_NIGHTS
+                        + " nights (3 completed nights of history before the last), was " + nights);
             }
             dynamoFaults = List.copyOf(dynamoFaults);
         }
@@ -99,14 +108,20 @@ public final class MultiNightRun {
         public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
                        Path workDir, List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults) {
             this(firstWindow, nights, config, perDay, seed, dumpState, workDir, dynamoFaults, providerFaults, false,
-                    ProviderKeyRetention.DEFAULT, ProviderKeyRetention.DEFAULT);
+                    ProviderKeyRetention.DEFAULT, ProviderKeyRetention.DEFAULT, NightScenario.NONE);
         }
 
         /** {@code local --nights N [--scenario provider-lost-response] [--provider-key-retention D]}. */
         public Options(WindowId firstWindow, int nights, WindowConfig config, int perDay, long seed, Optional<Path> dumpState,
                        Path workDir, boolean lostResponses, ProviderKeyRetention keyRetention) {
             this(firstWindow, nights, config, perDay, seed, dumpState, workDir, List.of(), ProviderFaults.NONE, lostResponses,
-                    keyRetention, keyRetention);
+                    keyRetention, keyRetention, NightScenario.NONE);
+        }
+
+        /** {@code local --nights N --scenario S}. */
+        public Options withScenario(NightScenario chosen) {
+            return new Options(firstWindow, nights, config, perDay, seed, dumpState, workDir, dynamoFaults, providerFaults, lostResponses,
+                    providerKeeps, nightsTrust, chosen);
         }
 
         /** A series without faults ({@code local --nights}, {@code bench --nights}). */
@@ -120,9 +135,35 @@ public final class MultiNightRun {
         }
     }
 
+    /** What happens to the series besides the usual feed. */
+    public enum NightScenario {
+        NONE,
+        /**
+         * The feed of a business whose authorisations are nearly all captured ({@link NightFeed#MOSTLY_CAPTURED}); half of the
+         * settlements of the authorisations due on the last night are never published (the publisher dropped them
+         * silently, everything else as usual). The last night is a release surge: held until the harness's operator approves
+         * it, then a rerun delivers.
+         */
+        SETTLEMENT_FEED_PARTIAL_LOSS
+    }
+
+    /** The guard needs 3 completed nights of history before the night it judges. */
+    public static final int PARTIAL_LOSS_MIN_NIGHTS = 4;
+    /** Who approves the held night in the local harness (a deployed {@code approve} records the caller's ARN). */
+    public static final String LOCAL_OPERATOR = "local-operator (harness)";
+
+    /**
+     * The held night of {@code settlement-feed-partial-loss}, from the provider's own record: the window's commands, the
+     * releases the provider performed for them before the approval (0 when the guard held) and after the approval's rerun.
+     */
+    public record SurgeHold(String window, List<String> heldBy, long releases, long candidatesRead, long commands,
+                            long performedBeforeApproval, String approval, String approvedBy, long performedAfterApproval,
+                            long settlementsDropped) {
+    }
+
     /** The series' report: each night exactly as a single night's, the totals, and the invariants over all nights. */
     public record Report(List<RunReport> nights, Totals totals, Map<String, Boolean> invariants, History history, String engine,
-                         Integer operatorRerunNight, ProviderKeys providerKeys, LostResponses.Outcome lostResponses) {
+                         Integer operatorRerunNight, ProviderKeys providerKeys, LostResponses.Outcome lostResponses, SurgeHold surgeHold) {
         public boolean succeeded() {
             return nights.stream().allMatch(n -> "SUCCEEDED".equals(n.execution().status()) && n.invariantsHold())
                     && invariants.values().stream().allMatch(Boolean::booleanValue)
@@ -192,9 +233,19 @@ public final class MultiNightRun {
         // The feed starts early enough that the first night has one day of due authorisations, as every later one does.
         int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
         Instant feedStart = first.windowStart().minus(NightFeed.DAY.multipliedBy(leadDays));
-        List<NightFeed.Event> all = new NightFeed(feedStart, leadDays + options.nights(), options.perDay(), options.seed()).events();
+        boolean partialLoss = options.scenario() == NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS;
+        List<NightFeed.Event> all = new NightFeed(feedStart, leadDays + options.nights(), options.perDay(), options.seed(),
+                partialLoss ? NightFeed.MOSTLY_CAPTURED : NightFeed.USUAL).events();
+        Set<String> dropped = partialLoss ? halfTheSettlementsDueOnTheLastNight(all) : Set.of();
+        if (partialLoss) {
+            all = all.stream().filter(e -> !("settlement.posted".equals(e.type()) && dropped.contains(e.authorisationId()))).toList();
+            console.accept("scenario settlement-feed-partial-loss: the publisher silently drops " + dropped.size()
+                    + " settlements, half of those of the authorisations due on the last night");
+        }
         SplittableRandom publisher = new SplittableRandom(options.seed() ^ 0x5EED_F00DL);
-        int rerunNight = new SplittableRandom(options.seed() ^ 0x0BE2A7E5L).nextInt(options.nights());
+        // The scenario's operator reruns the held night before approving it: the rerun must stay held.
+        int rerunNight = partialLoss ? options.nights() - 1 : new SplittableRandom(options.seed() ^ 0x0BE2A7E5L).nextInt(options.nights());
+        SurgeHold surgeHold = null;
         List<Published> published = new ArrayList<>();
         List<RunReport> reports = new ArrayList<>();
         List<Long> reads = new ArrayList<>();
@@ -298,14 +349,20 @@ public final class MultiNightRun {
                     console.accept("operator reruns " + window + " as " + rerun.executionName());
                     followed.add(follow(pipeline, rerun.executionArn()));
                 }
+                if (partialLoss && night == options.nights() - 1 && !followed.getLast().succeeded()) {
+                    surgeHold = approveAndRerun(pipeline, clock, window, input.executionInput(), followed, dropped.size());
+                }
                 ExecutionFollower.Followed scheduledRun = followed.getFirst();
                 ExecutionFollower.Followed last = followed.getLast();
                 PipelineEvidence evidence = PipelineEvidence.of(pipeline);
                 long backlog = summary(last).path("delivery").path("backlogLeft").asLong();
                 InvariantAudit.Report audit = evidence.audit(last.succeeded() ? new InvariantAudit.Completion(input.cutoff(), true, backlog) : null);
                 audit.violations().forEach(v -> console.accept("night " + window + " VIOLATION " + v.invariant() + ": " + v.detail()));
+                // A held run fails before its summary: the night's decisions are on its night record.
+                long[] held = surgeHold != null && surgeHold.window().equals(window.toString())
+                        ? new long[] {surgeHold.releases(), surgeHold.candidatesRead()} : new long[] {0, 0};
                 RunReport report = report(window, scheduledRun, followed, countSuppressed(scheduled, again), pipeline, requests,
-                        evidence, audit, invocationsBefore, recorded.tally());
+                        evidence, audit, invocationsBefore, recorded.tally(), held);
                 reports.add(report);
                 lookups.add(pipeline.provider().lookups() - lookupsBefore);
                 forgotten.add(pipeline.provider().forgottenKeys() - forgottenBefore);
@@ -346,8 +403,60 @@ public final class MultiNightRun {
             ProviderKeys keys = new ProviderKeys(options.providerKeeps().retention().toString(), List.copyOf(lookups), List.copyOf(forgotten),
                     lookups.stream().mapToLong(Long::longValue).sum(), forgotten.stream().mapToLong(Long::longValue).sum());
             return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1, keys,
-                    lost.outcome(pipeline).orElse(null));
+                    lost.outcome(pipeline).orElse(null), surgeHold);
         }
+    }
+
+    /**
+     * The authorisations due on the last night (authorised between the previous night's cutoff and its own) whose
+     * settlement the platform posts: every second one of them, in the feed's order, loses its settlement.
+     */
+    private Set<String> halfTheSettlementsDueOnTheLastNight(List<NightFeed.Event> all) {
+        WindowId last = new WindowId(options.firstWindow().date().plusDays(options.nights() - 1));
+        Instant from = options.config().nightFor(new WindowId(last.date().minusDays(1))).cutoff();
+        Instant to = options.config().nightFor(last).cutoff();
+        Set<String> due = all.stream().filter(e -> "authorisation.created".equals(e.type()) && !e.at().isBefore(from) && e.at().isBefore(to))
+                .map(NightFeed.Event::authorisationId).collect(Collectors.toSet());
+        List<String> settled = all.stream().filter(e -> "settlement.posted".equals(e.type()) && due.contains(e.authorisationId()))
+                .map(NightFeed.Event::authorisationId).toList();
+        Set<String> dropped = new java.util.HashSet<>();
+        for (int i = 0; i < settled.size(); i += 2) {
+            dropped.add(settled.get(i));
+        }
+        return dropped;
+    }
+
+    /**
+     * The operator's side of a held night, as {@code reconciler approve} does it against AWS: the approval recorded on the
+     * night's record (who, when, why), then a rerun of the window, which sees the approval and delivers. The provider's
+     * record is read before and after: nothing of the window was performed before the approval.
+     */
+    private SurgeHold approveAndRerun(LocalPipeline pipeline, ShiftableClock clock, WindowId window, ExecutionInput input,
+                                      List<ExecutionFollower.Followed> followed, int dropped) {
+        List<String> heldBy = followed.stream().map(f -> ExecutionName.lastSegmentOf(f.executionArn()) + " " + f.status()
+                + f.error().map(e -> " " + e).orElse("")).toList();
+        PipelineEvidence held = PipelineEvidence.of(pipeline);
+        Set<String> commanded = held.snapshot().of(ReleaseCommands.SCHEMA).stream()
+                .filter(item -> window.toString().equals(Attr.stringOr(item, ReleaseCommands.WINDOW_ID, "")))
+                .map(item -> Attr.stringOr(item, ReleaseCommands.AUTHORISATION_ID, "")).collect(Collectors.toSet());
+        long before = performedFor(held.effects(), commanded);
+        NightRecords records = new NightRecords(pipeline.dynamo(), pipeline.tables().leases());
+        NightRecords.Night night = records.read(window).orElseThrow(() -> new IllegalStateException("the held night " + window + " has no record"));
+        NightRecords.Approval approval = records.approve(window, LOCAL_OPERATOR, "scenario settlement-feed-partial-loss: the operator checked the feed",
+                clock.instant());
+        console.accept("operator approves " + window + ": " + approval + " (commands of the window " + commanded.size()
+                + ", performed by the provider so far " + before + ")");
+        StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
+                .startRerun(window, input, false);
+        console.accept("operator reruns " + window + " after the approval as " + rerun.executionName());
+        followed.add(follow(pipeline, rerun.executionArn()));
+        long after = performedFor(PipelineEvidence.of(pipeline).effects(), commanded);
+        return new SurgeHold(window.toString(), heldBy, night.releases(), night.candidatesRead(), commanded.size(), before, approval.name(),
+                LOCAL_OPERATOR, after, dropped);
+    }
+
+    private static long performedFor(List<ProviderEffect> effects, Set<String> authorisationIds) {
+        return effects.stream().filter(e -> authorisationIds.contains(e.authorisationId())).mapToLong(ProviderEffect::performed).sum();
     }
 
     /** The last night's figure over the second's (the first night has no history behind it); null with fewer than 2 nights. */
@@ -393,7 +502,7 @@ public final class MultiNightRun {
 
     private RunReport report(WindowId window, ExecutionFollower.Followed scheduled, List<ExecutionFollower.Followed> followed, int suppressed,
                              LocalPipeline pipeline, RequestCounter requests, PipelineEvidence evidence, InvariantAudit.Report audit,
-                             Map<LambdaFunction, Integer> invocationsBefore, PlatformFeed.Tally ingestion) {
+                             Map<LambdaFunction, Integer> invocationsBefore, PlatformFeed.Tally ingestion, long[] held) {
         // The scheduled run decides the night; a rerun's totals (nothing left to decide) are added to it.
         long[] sums = new long[8];
         for (ExecutionFollower.Followed f : followed) {
@@ -404,6 +513,9 @@ public final class MultiNightRun {
             sums[3] += reconcile.path("skippedStale").asLong();
             sums[4] += reconcile.path("candidatesRead").asLong();
         }
+        sums[0] += held[1];
+        sums[1] += held[0];
+        sums[4] += held[1];
         JsonNode delivery = summary(followed.getLast()).path("delivery");
         OutboxTally outbox = OutboxTally.of(evidence.snapshot(), window.toString());
         // The write log was cleared as the night started; each refusal names its execution besides.

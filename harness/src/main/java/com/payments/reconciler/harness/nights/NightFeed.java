@@ -23,7 +23,32 @@ import java.util.SplittableRandom;
  *
  * @param firstDay the first day's window start (its events start 4 h later)
  */
-public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
+public record NightFeed(Instant firstDay, int days, int perDay, long seed, Shares shares) {
+
+    /**
+     * What becomes of each day's authorisations: settled within 1-3 days, settled late (3-10 days, after a 72 h grace),
+     * ended (voided or expired); the rest never settle.
+     */
+    public record Shares(double settledSoon, double settledLate, double ended) {
+        public Shares {
+            if (settledSoon < 0 || settledLate < 0 || ended < 0 || settledSoon + settledLate + ended > 1) {
+                throw new IllegalArgumentException("the shares must be non-negative and add up to at most 1");
+            }
+        }
+    }
+
+    /** The series' usual feed: a quarter of the authorisations never settle within the grace. */
+    public static final Shares USUAL = new Shares(0.55, 0.20, 0.05);
+    /**
+     * A card business where nearly every authorisation is captured within the grace (88 %, 2 % late, 4 % ended, 6 % never):
+     * a night releases about 8 % of a day's authorisations, so losing half the settlements shows as a surge
+     * ({@code --scenario settlement-feed-partial-loss}).
+     */
+    public static final Shares MOSTLY_CAPTURED = new Shares(0.88, 0.02, 0.04);
+
+    public NightFeed(Instant firstDay, int days, int perDay, long seed) {
+        this(firstDay, days, perDay, seed, USUAL);
+    }
 
     /** One event as the platform publishes it, at or after {@code at}. */
     public record Event(Instant at, String authorisationId, String type, String body) {
@@ -32,9 +57,6 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
     static final Duration DAY = Duration.ofDays(1);
     static final Duration BUSINESS_START = Duration.ofHours(4);
     static final Duration BUSINESS_LENGTH = Duration.ofHours(16);
-    static final double SETTLED_SOON = 0.55;
-    static final double SETTLED_LATE = 0.20;
-    static final double ENDED = 0.05;
     /** Contract version 2 (docs/integration.md): of the open ones, some grow a day later (a hotel's increment) ... */
     static final double INCREMENTED = 0.05;
     /** ... and some give part of the hold back a day later (a partial reversal); every third settled one is captured in two parts. */
@@ -43,6 +65,9 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
     private static final double GOLDEN = 0.6180339887498949;
 
     public NightFeed {
+        if (shares == null) {
+            throw new IllegalArgumentException("a feed needs its shares (NightFeed.USUAL)");
+        }
         if (days < 1 || perDay < 0) {
             throw new IllegalArgumentException("a feed covers at least one day with a non-negative volume");
         }
@@ -65,8 +90,8 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
                 // Each day's fates spread evenly over the shares (a low-discrepancy sequence, not draws): a constant daily
                 // volume then gives every night the same due load, so a night-over-night ratio measures history, not luck.
                 double fate = (i * GOLDEN + day * 0.37) % 1.0;
-                if (fate < SETTLED_SOON + SETTLED_LATE) {
-                    Duration delay = fate < SETTLED_SOON
+                if (fate < shares.settledSoon() + shares.settledLate()) {
+                    Duration delay = fate < shares.settledSoon()
                             ? Duration.ofMinutes(Duration.ofDays(1).toMinutes() + random.nextLong(Duration.ofDays(2).toMinutes()))
                             : Duration.ofMinutes(Duration.ofDays(3).toMinutes() + random.nextLong(Duration.ofDays(7).toMinutes()));
                     Instant settledAt = duringTheDay(at.plus(delay));
@@ -80,15 +105,15 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
                         events.add(new Event(settledAt, id, "settlement.posted", SyntheticEvents.event("settlement.posted", "settled:" + id, id)
                                 .put("amountMinor", amount).put("currency", currency).put("settledAt", settledAt.toString()).toString()));
                     }
-                } else if (fate < SETTLED_SOON + SETTLED_LATE + ENDED) {
+                } else if (fate < shares.settledSoon() + shares.settledLate() + shares.ended()) {
                     Instant endedAt = duringTheDay(at.plus(Duration.ofMinutes(60 + random.nextLong(Duration.ofHours(47).toMinutes()))));
                     String type = random.nextBoolean() ? "authorisation.voided" : "authorisation.expired";
                     events.add(new Event(endedAt, id, type, SyntheticEvents.event(type, "ended:" + id, id).put("endedAt", endedAt.toString()).toString()));
-                } else if (fate < SETTLED_SOON + SETTLED_LATE + ENDED + INCREMENTED + PARTLY_REVERSED) {
+                } else if (fate < shares.settledSoon() + shares.settledLate() + shares.ended() + INCREMENTED + PARTLY_REVERSED) {
                     // A day later (so in a later batch than its create, and before the night it becomes due in): still open,
                     // and still released once due, at its new amount.
                     Instant changedAt = duringTheDay(at.plus(DAY));
-                    boolean increment = fate < SETTLED_SOON + SETTLED_LATE + ENDED + INCREMENTED;
+                    boolean increment = fate < shares.settledSoon() + shares.settledLate() + shares.ended() + INCREMENTED;
                     String type = increment ? EventDecoder.TYPE_INCREMENTED : EventDecoder.TYPE_REVERSED;
                     ObjectNode change = SyntheticEvents.event(type, (increment ? "incremented:" : "reversed:") + id, id).put("currency", currency);
                     if (increment) {

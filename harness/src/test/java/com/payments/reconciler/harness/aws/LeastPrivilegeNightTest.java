@@ -74,7 +74,13 @@ class LeastPrivilegeNightTest {
             new LeastPrivilegeProof.Allowance("sqs:SendMessage", Optional.of("RefusedEventsToDeadLetters"),
                     "failure path: IngestEvents sends only a refused event to the dead-letter queue; the night's events are all valid"),
             new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("DeadLetterQueueKey"),
-                    "SQS encrypts the refused event with the sender's permissions (kms:ViaService sqs), on the failure path above"));
+                    "SQS encrypts the refused event with the sender's permissions (kms:ViaService sqs), on the failure path above"),
+            new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("LeasesTable"),
+                    "race path: ReconcilePage reads the night's record again only when another run of the window recorded it "
+                            + "between its lookup and its put (NightRecords, recorded once); one run a night never does"),
+            new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("IngestReleaseCommandsTable"),
+                    "capturedAfterRelease: IngestEvents reads a command only for a settlement of an authorisation a night had "
+                            + "already decided; the night's events are all published before it decides"));
 
     private EnforcedNight local;
     private LeastPrivilegeProof proof;

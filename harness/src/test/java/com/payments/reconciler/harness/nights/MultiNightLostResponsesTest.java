@@ -35,7 +35,8 @@ class MultiNightLostResponsesTest {
         WindowConfig config = WindowConfig.defaults();
         WindowId last = config.latestStartedWindow(Clock.systemUTC().instant());
         return new MultiNightRun(new MultiNightRun.Options(new WindowId(last.date().minusDays(2)), 3, config, PER_DAY, SEED,
-                Optional.empty(), workDir, List.of(), ProviderFaults.NONE, true, ProviderKeyRetention.DEFAULT, nightsTrust),
+                Optional.empty(), workDir, List.of(), ProviderFaults.NONE, true, ProviderKeyRetention.DEFAULT, nightsTrust,
+                MultiNightRun.NightScenario.NONE),
                 console::add, Clock.systemUTC()).run();
     }
 
