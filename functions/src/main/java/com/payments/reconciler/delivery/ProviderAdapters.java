@@ -24,7 +24,12 @@ public final class ProviderAdapters {
     /** The adapters, by the name the stack context and the environment use. */
     public enum Adapter {
         /** Today's contract ({@code POST /holds/{id}/release}, docs/integration.md): {@link HttpProviderClient}. */
-        GENERIC_HTTP("generic-http", Optional.empty());
+        GENERIC_HTTP("generic-http", Optional.empty()),
+        /**
+         * Stripe's PaymentIntents ({@link StripeAdapter}). Stripe documents that idempotency keys may be pruned once at
+         * least 24 hours old: a longer {@code providerKeyRetention} would re-send blindly past that, so it is refused.
+         */
+        STRIPE("stripe", Optional.of(Duration.ofHours(24)));
 
         private final String contextValue;
         private final Optional<Duration> documentedKeyRetention;
@@ -81,6 +86,7 @@ public final class ProviderAdapters {
     public static ProviderClient create(Adapter adapter, URI baseUrl, ProviderCredentials credentials, Clock clock) {
         return switch (adapter) {
             case GENERIC_HTTP -> HttpProviderClient.create(baseUrl, credentials, clock);
+            case STRIPE -> StripeAdapter.create(baseUrl, credentials, clock);
         };
     }
 }
