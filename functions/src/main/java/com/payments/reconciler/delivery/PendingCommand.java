@@ -88,6 +88,7 @@ public record PendingCommand(String operationId, String authorisationId, long am
         Optional<Instant> firstAttemptAt = item.containsKey(ReleaseCommands.FIRST_ATTEMPT_AT)
                 ? Optional.of(Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.FIRST_ATTEMPT_AT, what)))
                 : Optional.empty();
-        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt, firstAttemptAt);
+        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt, firstAttemptAt,
+                Candidate.providerReference(item, what));
     }
 }
