@@ -63,9 +63,9 @@ class StripeAnswersTest {
                                 "Stripe: PaymentIntent " + PI + " was captured (status succeeded): there is nothing left to release")),
                 new Row("404 resource_missing: rejected HOLD_NOT_FOUND", 404, error("invalid_request_error", "resource_missing", null), null,
                         new ProviderResult.Rejected(StripeAnswers.CODE_NOT_FOUND, "Stripe has no PaymentIntent " + PI + " (resource_missing)")),
-                new Row("429 with Retry-After: throttled for that long", 429, error("rate_limit_error", "rate_limit", null), "2",
+                new Row("429 with Retry-After: throttled for that long", 429, error("invalid_request_error", "rate_limit", null), "2",
                         new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(2)))),
-                new Row("429 without Retry-After: throttled, the pacing's own wait", 429, error("rate_limit_error", "lock_timeout", null), null,
+                new Row("429 without Retry-After: throttled, the pacing's own wait", 429, error("invalid_request_error", "lock_timeout", null), null,
                         new ProviderResult.Throttled(429, Optional.empty())),
                 new Row("409 same key in flight: unavailable", 409, error("idempotency_error", null, null), null,
                         new ProviderResult.Unavailable("Stripe answered 409")),
@@ -134,7 +134,7 @@ class StripeAnswersTest {
         assertThat(ForgottenKeys.afterLookup(processing, OP)).isInstanceOf(ForgottenKeys.Step.OutsideContract.class);
         assertThat(StripeAnswers.lookup(PI, OP, 404, error("invalid_request_error", "resource_missing", null), Optional.empty(), NOW))
                 .isInstanceOf(HoldLookup.NotOffered.class);
-        assertThat(StripeAnswers.lookup(PI, OP, 429, error("rate_limit_error", null, null), Optional.of("1"), NOW))
+        assertThat(StripeAnswers.lookup(PI, OP, 429, error("invalid_request_error", "rate_limit", null), Optional.of("1"), NOW))
                 .isEqualTo(new HoldLookup.NoAnswer(new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(1)))));
         assertThat(StripeAnswers.lookup(PI, OP, 502, "", Optional.empty(), NOW))
                 .isEqualTo(new HoldLookup.NoAnswer(new ProviderResult.Unavailable("Stripe answered 502")));

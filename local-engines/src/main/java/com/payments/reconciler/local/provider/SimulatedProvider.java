@@ -457,7 +457,7 @@ public final class SimulatedProvider implements AutoCloseable {
         if (burstLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             burstAnswered.incrementAndGet();
             exchange.getResponseHeaders().set("Retry-After", Long.toString(burstRetryAfter.toSeconds()));
-            send(exchange, 429, StripeWire.error("rate_limit_error", "rate_limit", "Too many requests hit the API too quickly."));
+            send(exchange, 429, StripeWire.error("invalid_request_error", "rate_limit", "Too many requests hit the API too quickly."));
             return;
         }
         RequestQuota quota = this.quota;
@@ -465,7 +465,7 @@ public final class SimulatedProvider implements AutoCloseable {
             Duration wait = quota.admit();
             if (wait != null) {
                 exchange.getResponseHeaders().set("Retry-After", Long.toString(wait.toSeconds()));
-                send(exchange, 429, StripeWire.error("rate_limit_error", "rate_limit", "Too many requests hit the API too quickly."));
+                send(exchange, 429, StripeWire.error("invalid_request_error", "rate_limit", "Too many requests hit the API too quickly."));
                 return;
             }
             try {
