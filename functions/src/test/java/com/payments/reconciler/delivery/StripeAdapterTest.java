@@ -51,6 +51,22 @@ class StripeAdapterTest {
         return command(authorisationId, Optional.of(StripeWire.paymentIntentFor(authorisationId)));
     }
 
+    /**
+     * The fake's PaymentIntent ids round-trip to their authorisation, are valid providerReferences, and hold no digit:
+     * the first encoding (plain hex) made runs of digits that ingestion refused as card numbers.
+     */
+    @Test
+    void theFakesPaymentIntentIdsRoundTripAndHoldNoDigits() {
+        for (int i = 0; i < 2_000; i++) {
+            String authorisationId = String.format("auth-%08d", i);
+            String intent = StripeWire.paymentIntentFor(authorisationId);
+            assertThat(intent).matches("pi_[a-p]+").matches(StripeAdapter.PAYMENT_INTENT_ID.pattern());
+            assertThat(intent).matches(com.payments.reconciler.reconcile.Candidate.PROVIDER_REFERENCE.pattern());
+            assertThat(StripeWire.authorisationOf(intent)).contains(authorisationId);
+        }
+        assertThat(StripeWire.authorisationOf("pi_3MtwBwLkdIwHu7ix28a3tqPa")).isEmpty();
+    }
+
     @Test
     void aCancelIsReleasedOnceAndItsRepeatIsTheStoredAnswer() {
         stripe = SimulatedProvider.builder().clock(clock).start();

@@ -40,7 +40,9 @@ class StripeNightTest {
         RunReport report = outcome.report();
         assertThat(report.execution().status()).as(String.join("\n", console)).isEqualTo("SUCCEEDED");
         assertThat(report.invariants()).containsOnlyKeys("I1", "I2", "I3", "I4", "I5").doesNotContainValue(false);
-        assertThat(report.counts().releaseRequested()).isPositive();
+        // Every due, unsettled authorisation was accepted with its PaymentIntent id and released: none refused at ingestion
+        // (a hex id with digit runs was once refused as a card number, and this count was short by those creates).
+        assertThat(report.counts().releaseRequested()).isEqualTo(outcome.expected().releasable()).isPositive();
         assertThat(report.counts().delivered()).as("each through Stripe's cancel: none quarantined for a missing PaymentIntent id")
                 .isEqualTo(report.counts().releaseRequested());
         assertThat(report.counts().quarantined()).isZero();

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -17,13 +16,15 @@ import java.util.regex.Pattern;
  * Stripe's OpenAPI specification (stripe/openapi) for a PaymentIntent and for its errors
  * ({@code {"error": {"type", "code", "message", "payment_intent"?}}}), and the PaymentIntent id of each synthetic
  * authorisation. The fake holds one PaymentIntent per authorisation, in {@code requires_capture} until cancelled
- * ({@code canceled}, reason {@code abandoned}) or captured ({@code succeeded}); its id is {@code pi_} and the hex of the
- * authorisation id, so the fake needs no table of them and the synthetic events can carry it.
+ * ({@code canceled}, reason {@code abandoned}) or captured ({@code succeeded}); its id is {@code pi_} and the authorisation
+ * id's bytes in hex written with letters (a-p), so the fake needs no table of them and the synthetic events can carry it.
  */
 public final class StripeWire {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern PAYMENT_INTENT = Pattern.compile("pi_((?:[0-9a-f]{2}){1,125})");
+    private static final Pattern PAYMENT_INTENT = Pattern.compile("pi_((?:[a-p]{2}){1,125})");
+    /** Hex written with the letters a-p for 0-f: an id of digits would become a run of digits that may pass Luhn's check, which ingestion refuses as a card number. */
+    private static final String NIBBLES = "abcdefghijklmnop";
     /** Stripe's documented values of {@code cancellation_reason}. */
     static final Set<String> CANCELLATION_REASONS = Set.of("duplicate", "fraudulent", "requested_by_customer", "abandoned");
 
@@ -32,7 +33,11 @@ public final class StripeWire {
 
     /** The PaymentIntent id the synthetic authorisation {@code authorisationId} carries as its providerReference. */
     public static String paymentIntentFor(String authorisationId) {
-        return "pi_" + HexFormat.of().formatHex(authorisationId.getBytes(StandardCharsets.UTF_8));
+        StringBuilder id = new StringBuilder("pi_");
+        for (byte b : authorisationId.getBytes(StandardCharsets.UTF_8)) {
+            id.append(NIBBLES.charAt((b >> 4) & 0xf)).append(NIBBLES.charAt(b & 0xf));
+        }
+        return id.toString();
     }
 
     /** The authorisation a PaymentIntent id of this fake stands for; empty for an id it never made (Stripe's 404). */
@@ -41,7 +46,12 @@ public final class StripeWire {
         if (!matcher.matches()) {
             return Optional.empty();
         }
-        return Optional.of(new String(HexFormat.of().parseHex(matcher.group(1)), StandardCharsets.UTF_8));
+        String letters = matcher.group(1);
+        byte[] bytes = new byte[letters.length() / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (NIBBLES.indexOf(letters.charAt(2 * i)) << 4 | NIBBLES.indexOf(letters.charAt(2 * i + 1)));
+        }
+        return Optional.of(new String(bytes, StandardCharsets.UTF_8));
     }
 
     /** A PaymentIntent object in {@code status}; a cancelled one with its reason and time (Unix seconds). */
