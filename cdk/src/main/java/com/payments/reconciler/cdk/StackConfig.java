@@ -1,6 +1,7 @@
 package com.payments.reconciler.cdk;
 
 import com.payments.reconciler.surge.ReleaseSurgePolicy;
+import com.payments.reconciler.delivery.ProviderAdapters;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
@@ -52,12 +53,13 @@ import java.util.stream.Collectors;
  *                                      (context {@code capturedAfterReleaseThreshold}, default 1)
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
+ * @param provider the provider adapter DeliverCommands talks through ({@link ProviderAdapters}), DeliverCommands' environment
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
                           boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
                           ProviderKeyRetention providerKeyRetention, MaxSettlementFeedLag maxSettlementFeedLag,
-                          ReleaseSurgePolicy releaseSurge, long capturedAfterReleaseThreshold) {
+                          ReleaseSurgePolicy releaseSurge, long capturedAfterReleaseThreshold, ProviderAdapters.Adapter provider) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -73,6 +75,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
     public static final String MAX_SETTLEMENT_FEED_LAG = "maxSettlementFeedLag";
+    public static final String PROVIDER = "provider";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
     public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
@@ -135,6 +138,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(PROVIDER_KEY_RETENTION, ProviderKeyRetention.DEFAULT.retention().toString());
         d.put(MAX_SETTLEMENT_FEED_LAG, MaxSettlementFeedLag.DEFAULT.lag().toString());
+        d.put(PROVIDER, ProviderAdapters.DEFAULT.contextValue());
         // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
         d.put(RESERVE_CONCURRENCY, "false");
         // Off for the first create, whose rollback must be able to delete the tables; on once the stack exists.
@@ -219,6 +223,13 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             throw new InvalidContext(MAX_SETTLEMENT_FEED_LAG, "must be shorter than " + GRACE_PERIOD + " (" + window.gracePeriod()
                     + "), was '" + value.apply(MAX_SETTLEMENT_FEED_LAG) + "'");
         }
+        ProviderAdapters.Adapter adapter;
+        try {
+            adapter = ProviderAdapters.parse(value.apply(PROVIDER));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER, e.getMessage() + " (the provider adapter DeliverCommands talks through)");
+        }
+        requireRetentionWithinProviders(adapter, keyRetention);
         String reserve = value.apply(RESERVE_CONCURRENCY);
         if (!reserve.equals("true") && !reserve.equals("false")) {
             throw new InvalidContext(RESERVE_CONCURRENCY, "must be true or false (false: no reserved concurrency, for an account "
@@ -244,7 +255,20 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
                     + "delivered release in a day that raise the CapturedAfterRelease alarm), was '" + thresholdText + "'");
         }
         return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
-                keyRetention, feedLag, surge, Long.parseLong(thresholdText));
+                keyRetention, feedLag, surge, Long.parseLong(thresholdText), adapter);
+    }
+
+    /**
+     * A provider that documents how soon it may prune idempotency keys (Stripe: once at least 24 hours old) must not be
+     * trusted with them longer: past its pruning a blind re-send could release twice, where the status lookup would ask.
+     */
+    static void requireRetentionWithinProviders(ProviderAdapters.Adapter adapter, ProviderKeyRetention retention) {
+        adapter.documentedKeyRetention().ifPresent(documented -> {
+            if (retention.retention().compareTo(documented) > 0) {
+                throw new InvalidContext(PROVIDER_KEY_RETENTION, "must be at most " + documented + " with " + PROVIDER + "="
+                        + adapter.contextValue() + " (the provider may prune idempotency keys that old), was " + retention.retention());
+            }
+        });
     }
 
     private static boolean bool(String text, String key, String form) {
@@ -299,6 +323,11 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /** ReconcilePage's and DeliverCommands' feed lag variable ({@link MaxSettlementFeedLag#fromEnvironment} reads it back). */
     public Map<String, String> maxSettlementFeedLagEnvironment() {
         return maxSettlementFeedLag.environment();
+    }
+
+    /** DeliverCommands' adapter variable ({@link ProviderAdapters#fromEnvironment} reads it back). */
+    public Map<String, String> providerAdapterEnvironment() {
+        return Map.of(EnvVars.PROVIDER_ADAPTER, provider.contextValue());
     }
 
     /** 40.0 as "40", 2.5 as "2.5": how cdk.json and the environment write a rate. */

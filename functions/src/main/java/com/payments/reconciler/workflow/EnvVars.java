@@ -53,5 +53,11 @@ public final class EnvVars {
      */
     public static final String MAX_SETTLEMENT_FEED_LAG = "MAX_SETTLEMENT_FEED_LAG";
 
+    /**
+     * DeliverCommands: which provider adapter it talks through, {@code generic-http} (default), {@code stripe}, ...
+     * ({@code com.payments.reconciler.delivery.ProviderAdapters}).
+     */
+    public static final String PROVIDER_ADAPTER = "PROVIDER_ADAPTER";
+
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }
