@@ -39,6 +39,7 @@ final class AnswerMarks {
     private long cancelledEnded;
     private long quarantined;
     private long escalated;
+    private long acknowledged;
 
     /** @param writer bound to this invocation: its request tokens are this attempt's own */
     AnswerMarks(FencedWriter writer, LeaseToken lease, Clock clock, EmfMetrics metrics, DeliveryFailures failures) {
@@ -89,6 +90,7 @@ final class AnswerMarks {
             case MarkVerdict.Counted counted -> {
                 switch (counted.result()) {
                     case DeliveryRecord.Result.Delivered d -> delivered++;
+                    case DeliveryRecord.Result.Acknowledged a -> acknowledged++;
                     case DeliveryRecord.Result.Rejected r -> {
                         rejected++;
                         LOG.warn("provider refused {} permanently: {}", mark.operationId(), r.code());
@@ -134,5 +136,9 @@ final class AnswerMarks {
 
     long escalated() {
         return escalated;
+    }
+
+    long acknowledged() {
+        return acknowledged;
     }
 }

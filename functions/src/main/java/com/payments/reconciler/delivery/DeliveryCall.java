@@ -90,21 +90,21 @@ final class DeliveryCall {
         marks.markAll();
         DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
                 marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis(),
-                marks.cancelledEnded());
+                marks.cancelledEnded(), marks.acknowledged());
         boolean more = failures.count() > 0 || sender.deferred()
                 || !(exhausted || plan.spent(request.batch().totals().ended() + call.ended(), clock));
         if (!more) {
-            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0));
+            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0, 0));
         }
         services.metrics().count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
                 Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_CANCELLED_ENDED, call.cancelledEnded(),
                 Metrics.DELIVERY_QUARANTINED, call.quarantined(),
                 Metrics.DELIVERY_ESCALATED, call.escalated(), Metrics.BACKLOG_LEFT, call.backlogLeft(),
-                Metrics.PROVIDER_THROTTLED, call.throttledAnswers()));
+                Metrics.PROVIDER_THROTTLED, call.throttledAnswers(), Metrics.DELIVERY_ACKNOWLEDGED, call.acknowledged()));
         LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} cancelled as ended, "
-                        + "{} quarantined, {} escalated, {} provider requests, {} fact reads, {} failures, shard read to the end {}",
+                        + "{} quarantined, {} escalated, {} acknowledged (outcome awaited), {} provider requests, {} fact reads, {} failures, shard read to the end {}",
                 started, call.delivered(), call.rejected(), call.cancelledSettled(), call.cancelledEnded(), call.quarantined(),
-                call.escalated(), call.attempts(), facts.reads(), failures.count(), exhausted);
+                call.escalated(), call.acknowledged(), call.attempts(), facts.reads(), failures.count(), exhausted);
         failures.throwIfAny();
         if (!more && call.backlogLeft() > 0) {
             LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",

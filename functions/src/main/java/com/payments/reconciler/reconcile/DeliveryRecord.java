@@ -11,6 +11,10 @@ public sealed interface DeliveryRecord {
         record Delivered(String providerReference) implements Result {
         }
 
+        /** The provider took the request; its outcome arrives later (ingestion's {@code provider.outcome}). */
+        record Acknowledged(String requestReference) implements Result {
+        }
+
         /** The provider refused permanently. */
         record Rejected(String code, String reason) implements Result {
         }

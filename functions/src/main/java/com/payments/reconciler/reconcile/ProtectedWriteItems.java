@@ -70,6 +70,11 @@ final class ProtectedWriteItems {
     static final String STILL_PENDING = "#status = :pending";
     static final String RECORD_DELIVERY =
             "SET #status = :final, deliveredAt = :now, deliveredEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
+    // An asynchronous provider took the request: the command leaves the delivery index (sending again could only be
+    // answered the same) but is not ended; the provider's outcome ends it (ingestion, ReleaseCommandOutcome).
+    static final String ACKNOWLEDGE =
+            "SET #status = :final, acknowledgedAt = :now, acknowledgedEpoch = :epoch, attempts = attempts + :attempts, "
+                    + "#detail = :detail REMOVE deliveryShard";
     // I3 at the provider call: a command whose authorisation settled ends unsent, with the settlement it saw.
     // Requests made before the settlement was seen (unanswered ones) stay counted in attempts.
     static final String END_UNSENT =
@@ -217,6 +222,13 @@ final class ProtectedWriteItems {
                 values.put(":attempts", n(mark.attempts()));
                 detailAttribute = ReleaseCommands.PROVIDER_REFERENCE;
                 detail = d.providerReference();
+            }
+            case DeliveryRecord.Result.Acknowledged a -> {
+                expression = ACKNOWLEDGE;
+                status = ReleaseCommands.STATUS_ACKNOWLEDGED;
+                values.put(":attempts", n(mark.attempts()));
+                detailAttribute = ReleaseCommands.REQUEST_REFERENCE;
+                detail = a.requestReference();
             }
             case DeliveryRecord.Result.Rejected r -> {
                 expression = RECORD_DELIVERY;
