@@ -20,12 +20,21 @@ import java.util.regex.Pattern;
  *                 {@link com.payments.reconciler.workflow.Timing#AUTOMATIC_DELIVERY_HORIZON} counts from here
  * @param firstAttemptAt when its first provider request was about to leave, if one ever was (a requeue keeps it): the
  *                       age {@link ForgottenKeys} judges the provider's memory of its idempotency key by
+ * @param providerReference the provider's id of the authorisation (a Stripe PaymentIntent id, an Adyen pspReference),
+ *                          copied from the authorisation when the night decided; empty when the platform sent none
  */
 public record PendingCommand(String operationId, String authorisationId, long amountMinor, String currency,
-                             Instant createdAt, Instant queuedAt, Optional<Instant> firstAttemptAt) {
+                             Instant createdAt, Instant queuedAt, Optional<Instant> firstAttemptAt, Optional<String> providerReference) {
 
     public PendingCommand {
         Objects.requireNonNull(firstAttemptAt, "firstAttemptAt");
+        Objects.requireNonNull(providerReference, "providerReference");
+    }
+
+    /** A command without the provider's reference of its hold. */
+    public PendingCommand(String operationId, String authorisationId, long amountMinor, String currency,
+                          Instant createdAt, Instant queuedAt, Optional<Instant> firstAttemptAt) {
+        this(operationId, authorisationId, amountMinor, currency, createdAt, queuedAt, firstAttemptAt, Optional.empty());
     }
 
     /** A command never requeued and never attempted. */
@@ -42,7 +51,7 @@ public record PendingCommand(String operationId, String authorisationId, long am
     /** This command with its first attempt at {@code at}, unless it already had one. */
     public PendingCommand attemptedFrom(Instant at) {
         return firstAttemptAt.isPresent() ? this
-                : new PendingCommand(operationId, authorisationId, amountMinor, currency, createdAt, queuedAt, Optional.of(at));
+                : new PendingCommand(operationId, authorisationId, amountMinor, currency, createdAt, queuedAt, Optional.of(at), providerReference);
     }
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
@@ -79,6 +88,7 @@ public record PendingCommand(String operationId, String authorisationId, long am
         Optional<Instant> firstAttemptAt = item.containsKey(ReleaseCommands.FIRST_ATTEMPT_AT)
                 ? Optional.of(Instant.ofEpochMilli(Attr.number(item, ReleaseCommands.FIRST_ATTEMPT_AT, what)))
                 : Optional.empty();
-        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt, firstAttemptAt);
+        return new PendingCommand(operationId, authorisationId, amount, currency, createdAt, queuedAt, firstAttemptAt,
+                Candidate.providerReference(item, what));
     }
 }

@@ -14,11 +14,15 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -29,7 +33,13 @@ import java.util.regex.Pattern;
  */
 public final class EventDecoder {
 
-    public static final int VERSION = 1;
+    /** The first contract version: still accepted, decoded exactly as before version 2 existed. */
+    public static final int VERSION_1 = 1;
+    /** Version 2 (docs/integration.md): version 1's types and fields, and more. */
+    public static final int VERSION_2 = 2;
+    /** The version a producer should send, and the one the harness's synthetic events carry. */
+    public static final int VERSION = VERSION_2;
+
     public static final String TYPE_CREATED = "authorisation.created";
     public static final String TYPE_VOIDED = "authorisation.voided";
     public static final String TYPE_EXPIRED = "authorisation.expired";
@@ -45,13 +55,73 @@ public final class EventDecoder {
     static final String AUTHORISED_AT = "authorisedAt";
     static final String ENDED_AT = "endedAt";
     static final String SETTLED_AT = "settledAt";
+    static final String PROVIDER_REFERENCE = "providerReference";
 
-    /** The fields of each type, exactly: anything else is refused, since it is how cardholder data would slip in. */
-    static final Map<String, List<String>> FIELDS = Map.of(
-            TYPE_CREATED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, MERCHANT_ID, AUTHORISED_AT),
-            TYPE_VOIDED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
-            TYPE_EXPIRED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
-            TYPE_SETTLED, List.of(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT));
+    /** The fields of one type in one version: the required ones, then the ones it may carry. */
+    record Fields(List<String> required, List<String> optional) {
+        List<String> all() {
+            List<String> all = new ArrayList<>(required);
+            all.addAll(optional);
+            return List.copyOf(all);
+        }
+
+        Fields with(String... more) {
+            List<String> also = new ArrayList<>(optional);
+            also.addAll(List.of(more));
+            return new Fields(required, List.copyOf(also));
+        }
+    }
+
+    private static Fields required(String... names) {
+        return new Fields(List.of(names), List.of());
+    }
+
+    /** Version 1, exactly: anything else is refused, since it is how cardholder data would slip in. */
+    private static final Map<String, Fields> CONTRACT_V1 = ordered(
+            TYPE_CREATED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, MERCHANT_ID, AUTHORISED_AT),
+            TYPE_VOIDED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
+            TYPE_EXPIRED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, ENDED_AT),
+            TYPE_SETTLED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, SETTLED_AT));
+
+    /** Version 2: version 1's types with their optional fields, and its new types. One entry per type: add a type here. */
+    private static final Map<String, Fields> CONTRACT_V2 = ordered(
+            TYPE_CREATED, CONTRACT_V1.get(TYPE_CREATED).with(PROVIDER_REFERENCE),
+            TYPE_VOIDED, CONTRACT_V1.get(TYPE_VOIDED),
+            TYPE_EXPIRED, CONTRACT_V1.get(TYPE_EXPIRED),
+            TYPE_SETTLED, CONTRACT_V1.get(TYPE_SETTLED));
+
+    /** Types in the order a refusal lists them (version 1's refusal text is kept exactly). */
+    private static Map<String, Fields> ordered(Object... typeThenFields) {
+        Map<String, Fields> out = new LinkedHashMap<>();
+        for (int i = 0; i < typeThenFields.length; i += 2) {
+            out.put((String) typeThenFields[i], (Fields) typeThenFields[i + 1]);
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static final Map<Integer, Map<String, Fields>> CONTRACT = Map.of(VERSION_1, CONTRACT_V1, VERSION_2, CONTRACT_V2);
+    static final List<Integer> VERSIONS = List.of(VERSION_1, VERSION_2);
+
+    /** Every field each type of {@code version} may carry (required and optional). */
+    static Map<String, List<String>> fields(int version) {
+        Map<String, List<String>> out = new TreeMap<>();
+        CONTRACT.get(version).forEach((type, fields) -> out.put(type, fields.all()));
+        return out;
+    }
+
+    /** The required fields of each type of {@code version}. */
+    static Map<String, List<String>> requiredFields(int version) {
+        Map<String, List<String>> out = new TreeMap<>();
+        CONTRACT.get(version).forEach((type, fields) -> out.put(type, fields.required()));
+        return out;
+    }
+
+    /** Version 1's fields of each type, exactly. */
+    static final Map<String, List<String>> FIELDS = fields(VERSION_1);
+
+    static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    static final String PROVIDER_REFERENCE_TEXT = "the provider's id of the authorisation (e.g. a Stripe PaymentIntent id pi_..., "
+            + "an Adyen pspReference): 1-64 characters of A-Z a-z 0-9 _ -";
 
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
     static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
@@ -105,15 +175,16 @@ public final class EventDecoder {
 
     private static IngestEvent event(JsonNode root) {
         JsonNode version = root.get(VERSION_FIELD);
-        if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || version.intValue() != VERSION) {
-            throw new InvalidInput(VERSION_FIELD, "must be the integer " + VERSION + " (the only contract version accepted), was " + shown(version));
+        if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || !VERSIONS.contains(version.intValue())) {
+            throw new InvalidInput(VERSION_FIELD, "must be the integer " + VERSION_1 + " or " + VERSION_2
+                    + " (the contract versions accepted), was " + shown(version));
         }
+        Map<String, Fields> contract = CONTRACT.get(version.intValue());
         JsonNode typeNode = root.get(TYPE);
         String type = typeNode != null && typeNode.isTextual() ? typeNode.textValue() : null;
-        List<String> fields = type == null ? null : FIELDS.get(type);
+        List<String> fields = type == null || !contract.containsKey(type) ? null : contract.get(type).all();
         if (fields == null) {
-            throw new InvalidInput(TYPE, "must be one of " + String.join(", ", List.of(TYPE_CREATED, TYPE_VOIDED, TYPE_EXPIRED, TYPE_SETTLED))
-                    + ", was " + shown(typeNode));
+            throw new InvalidInput(TYPE, "must be one of " + String.join(", ", contract.keySet()) + ", was " + shown(typeNode));
         }
         Set<String> unknown = new LinkedHashSet<>();
         root.fieldNames().forEachRemaining(name -> {
@@ -128,7 +199,7 @@ public final class EventDecoder {
         String authorisationId = id(root, AUTHORISATION_ID);
         return switch (type) {
             case TYPE_CREATED -> new AuthorisationCreated(eventId, authorisationId, amount(root), currency(root),
-                    id(root, MERCHANT_ID), instant(root, AUTHORISED_AT));
+                    id(root, MERCHANT_ID), instant(root, AUTHORISED_AT), providerReference(root));
             case TYPE_VOIDED -> new AuthorisationEnded(eventId, authorisationId, EndKind.VOIDED, instant(root, ENDED_AT));
             case TYPE_EXPIRED -> new AuthorisationEnded(eventId, authorisationId, EndKind.EXPIRED, instant(root, ENDED_AT));
             case TYPE_SETTLED -> new SettlementPosted(eventId, authorisationId, amount(root), currency(root), instant(root, SETTLED_AT));
@@ -142,6 +213,18 @@ public final class EventDecoder {
             throw new InvalidInput(field, "must be " + ID_FORM + ", was " + shown(root.get(field)));
         }
         return text;
+    }
+
+    /** Optional (version 2): absent is empty; present, it must have the form, and null is refused like any other wrong value. */
+    private static Optional<String> providerReference(JsonNode root) {
+        JsonNode node = root.get(PROVIDER_REFERENCE);
+        if (node == null) {
+            return Optional.empty();
+        }
+        if (!node.isTextual() || !PROVIDER_REFERENCE_FORM.matcher(node.textValue()).matches()) {
+            throw new InvalidInput(PROVIDER_REFERENCE, "must be " + PROVIDER_REFERENCE_TEXT + " (a JSON string), or absent; was " + shown(node));
+        }
+        return Optional.of(node.textValue());
     }
 
     private static long amount(JsonNode root) {

@@ -1,6 +1,8 @@
 package com.payments.reconciler.ingest;
 
 import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One card-platform event, decoded and valid (docs/integration.md). Only identifiers, amounts and instants:
@@ -14,8 +16,21 @@ public sealed interface IngestEvent {
     /** The key of both business tables. */
     String authorisationId();
 
+    /**
+     * @param providerReference the provider's id of the authorisation (contract version 2, optional): stored on the item and
+     *                          copied onto its release command
+     */
     record AuthorisationCreated(String eventId, String authorisationId, long amountMinor, String currency,
-                                String merchantId, Instant authorisedAt) implements IngestEvent {
+                                String merchantId, Instant authorisedAt, Optional<String> providerReference) implements IngestEvent {
+        public AuthorisationCreated {
+            Objects.requireNonNull(providerReference, "providerReference");
+        }
+
+        /** A create without a provider reference (every version 1 create). */
+        public AuthorisationCreated(String eventId, String authorisationId, long amountMinor, String currency,
+                                    String merchantId, Instant authorisedAt) {
+            this(eventId, authorisationId, amountMinor, currency, merchantId, authorisedAt, Optional.empty());
+        }
     }
 
     /** {@code authorisation.voided} or {@code authorisation.expired}: the hold is gone at the platform. */

@@ -77,6 +77,10 @@ public final class IngestStore {
             + "merchantId = :merchant, authorisedAt = :authorisedAt, createdEventId = :eventId";
     static final String COMPLETE_SETTLED_CONDITION = "attribute_exists(settlementSeen) AND attribute_not_exists(#state) AND attribute_not_exists(authorisedAt)";
 
+    // A version 2 create's provider reference, set with the create's other fields by the same conditional write (so it is
+    // stored exactly when the create is); a create without one leaves the attribute absent.
+    static final String AND_PROVIDER_REFERENCE = ", providerReference = :providerReference";
+
     /** What {@link #authorisation} reads for an item without a state: a settlement's stub, or a platform's item missing it. */
     static final String NO_STATE = "UNKNOWN";
 
@@ -111,20 +115,22 @@ public final class IngestStore {
                     item.put(Authorisations.AUTHORISED_AT, n(e.authorisedAt().toEpochMilli()));
                     item.put(Authorisations.PENDING_SHARD, s(create.shardKey()));
                     item.put(Authorisations.CREATED_EVENT_ID, s(e.eventId()));
+                    e.providerReference().ifPresent(reference -> item.put(Authorisations.PROVIDER_REFERENCE, s(reference)));
                     StoreErrors.call(what, conflicts, () -> dynamo.putItem(b -> b.tableName(authorisations).item(item)
                             .conditionExpression(CREATE_PENDING)
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
                 }
                 case CompleteEndedAuthorisation complete -> {
                     var e = complete.event();
+                    Map<String, AttributeValue> values = withReference(e, Map.of(":amount", n(e.amountMinor()), ":currency", s(e.currency()),
+                            ":merchant", s(e.merchantId()), ":authorisedAt", n(e.authorisedAt().toEpochMilli()),
+                            ":eventId", s(e.eventId()), ":observed", s(complete.observedState())));
                     StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
                             .key(key(e.authorisationId()))
-                            .updateExpression(COMPLETE_ENDED)
+                            .updateExpression(COMPLETE_ENDED + (e.providerReference().isPresent() ? AND_PROVIDER_REFERENCE : ""))
                             .conditionExpression(COMPLETE_ENDED_CONDITION)
                             .expressionAttributeNames(STATE_NAME)
-                            .expressionAttributeValues(Map.of(":amount", n(e.amountMinor()), ":currency", s(e.currency()),
-                                    ":merchant", s(e.merchantId()), ":authorisedAt", n(e.authorisedAt().toEpochMilli()),
-                                    ":eventId", s(e.eventId()), ":observed", s(complete.observedState())))
+                            .expressionAttributeValues(values)
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
                 }
                 case EndAuthorisation end -> {
@@ -159,14 +165,15 @@ public final class IngestStore {
                 }
                 case CompleteSettledAuthorisation complete -> {
                     var e = complete.event();
+                    Map<String, AttributeValue> values = withReference(e, Map.of(":authorised", s(Authorisations.STATE_AUTHORISED), ":one", n(1),
+                            ":amount", n(e.amountMinor()), ":currency", s(e.currency()), ":merchant", s(e.merchantId()),
+                            ":authorisedAt", n(e.authorisedAt().toEpochMilli()), ":eventId", s(e.eventId())));
                     StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
                             .key(key(e.authorisationId()))
-                            .updateExpression(COMPLETE_SETTLED)
+                            .updateExpression(COMPLETE_SETTLED + (e.providerReference().isPresent() ? AND_PROVIDER_REFERENCE : ""))
                             .conditionExpression(COMPLETE_SETTLED_CONDITION)
                             .expressionAttributeNames(STATE_NAME)
-                            .expressionAttributeValues(Map.of(":authorised", s(Authorisations.STATE_AUTHORISED), ":one", n(1),
-                                    ":amount", n(e.amountMinor()), ":currency", s(e.currency()), ":merchant", s(e.merchantId()),
-                                    ":authorisedAt", n(e.authorisedAt().toEpochMilli()), ":eventId", s(e.eventId())))
+                            .expressionAttributeValues(values)
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
                 }
                 case RecordSettlement settle -> {
@@ -189,6 +196,15 @@ public final class IngestStore {
         }
     }
 
+    private static Map<String, AttributeValue> withReference(IngestEvent.AuthorisationCreated e, Map<String, AttributeValue> values) {
+        if (e.providerReference().isEmpty()) {
+            return values;
+        }
+        Map<String, AttributeValue> all = new HashMap<>(values);
+        all.put(":providerReference", s(e.providerReference().get()));
+        return all;
+    }
+
     private static Map<String, AttributeValue> key(String authorisationId) {
         return Map.of(Authorisations.AUTHORISATION_ID, s(authorisationId));
     }
@@ -198,7 +214,7 @@ public final class IngestStore {
         return new StoredAuthorisation(string(item, Authorisations.STATE).orElse(item.isEmpty() ? "ABSENT" : NO_STATE),
                 string(item, Authorisations.CREATED_EVENT_ID), string(item, Authorisations.END_EVENT_ID),
                 number(item, Authorisations.AMOUNT_MINOR), string(item, Authorisations.CURRENCY), string(item, Authorisations.MERCHANT_ID),
-                number(item, Authorisations.AUTHORISED_AT).map(Instant::ofEpochMilli));
+                number(item, Authorisations.AUTHORISED_AT).map(Instant::ofEpochMilli), string(item, Authorisations.PROVIDER_REFERENCE));
     }
 
     static StoredSettlement settlement(Map<String, AttributeValue> item) {

@@ -96,6 +96,10 @@ public final class IngestionDecision {
         if (!stored.currency().equals(Optional.of(event.currency()))) differing.add("currency");
         if (!stored.authorisedAt().equals(Optional.of(event.authorisedAt()))) differing.add("authorisedAt");
         if (stored.merchantId().isPresent() && !stored.merchantId().equals(Optional.of(event.merchantId()))) differing.add("merchantId");
+        // A reference on both that differs names another authorisation at the provider; one side without is a version 1
+        // create and its version 2 repeat (the stored item stays as it is).
+        if (stored.providerReference().isPresent() && event.providerReference().isPresent()
+                && !stored.providerReference().equals(event.providerReference())) differing.add("providerReference");
         if (differing.isEmpty()) {
             return new Next.Duplicate("the authorisation is stored with the same fields (another event id)");
         }

@@ -13,7 +13,13 @@ public sealed interface StoredItem {
     /** The Authorisations item. {@code authorisedAt} is empty on a stub an early end event created. */
     record StoredAuthorisation(String state, Optional<String> createdEventId, Optional<String> endEventId,
                                Optional<Long> amountMinor, Optional<String> currency, Optional<String> merchantId,
-                               Optional<Instant> authorisedAt) implements StoredItem {
+                               Optional<Instant> authorisedAt, Optional<String> providerReference) implements StoredItem {
+        /** An item without a provider reference. */
+        public StoredAuthorisation(String state, Optional<String> createdEventId, Optional<String> endEventId,
+                                   Optional<Long> amountMinor, Optional<String> currency, Optional<String> merchantId,
+                                   Optional<Instant> authorisedAt) {
+            this(state, createdEventId, endEventId, amountMinor, currency, merchantId, authorisedAt, Optional.empty());
+        }
     }
 
     record StoredSettlement(Optional<String> settlementEventId, Optional<Instant> settledAt) implements StoredItem {

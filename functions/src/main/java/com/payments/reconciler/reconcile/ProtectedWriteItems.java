@@ -199,6 +199,8 @@ final class ProtectedWriteItems {
         command.put(ReleaseCommands.AMOUNT_MINOR, n(candidate.amountMinor()));
         command.put(ReleaseCommands.CURRENCY, s(candidate.currency()));
         command.put(ReleaseCommands.DELIVERY_SHARD, s(candidate.shard()));
+        // The provider's id of the hold travels with the command, so delivery never reads the authorisation for it.
+        candidate.providerReference().ifPresent(reference -> command.put(ReleaseCommands.PROVIDER_REFERENCE, s(reference)));
         items.add(TransactWriteItem.builder().put(Put.builder()
                 .tableName(tables.releaseCommands())
                 .item(command)

@@ -61,6 +61,12 @@ public final class Tables {
          * create arrived it tells the create not to enter the index.
          */
         public static final String SETTLEMENT_SEEN = "settlementSeen";
+        /**
+         * The provider's id of the authorisation (a Stripe PaymentIntent id, an Adyen pspReference), when the platform sent
+         * one (contract version 2): opaque, 1-64 characters of A-Z a-z 0-9 _ -. The night copies it onto the release
+         * command under the same name, so the provider adapter can address the hold by the provider's own id.
+         */
+        public static final String PROVIDER_REFERENCE = "providerReference";
 
         public static final String PENDING_BY_AGE = "pending-by-age";
 
@@ -99,7 +105,12 @@ public final class Tables {
         public static final String WINDOW_ID = "windowId";
         public static final String CREATED_AT = "createdAt";
         public static final String ATTEMPTS = "attempts";
-        public static final String PROVIDER_REFERENCE = "providerReference";
+        /**
+         * The authorisation's {@link Authorisations#PROVIDER_REFERENCE}, copied when the night decides (absent when the
+         * platform sent none); once DELIVERED, the reference the provider answered for the release (the authorisation
+         * item keeps the original). One attribute name on both tables.
+         */
+        public static final String PROVIDER_REFERENCE = Authorisations.PROVIDER_REFERENCE;
         public static final String REJECTION_REASON = "rejectionReason";
         public static final String DELIVERED_AT = "deliveredAt";
         public static final String DELIVERED_EPOCH = "deliveredEpoch";

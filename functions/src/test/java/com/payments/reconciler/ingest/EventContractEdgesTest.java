@@ -58,9 +58,9 @@ class EventContractEdgesTest {
         String instantForm = "an ISO 8601 date-time with an offset (Z or +hh:mm) and at most millisecond precision, e.g. 2026-11-28T14:03:07.512+01:00";
         return Stream.of(
                 arguments("a fractional version", CREATED.replace("\"version\":1", "\"version\":1.0"), "version",
-                        "must be the integer 1 (the only contract version accepted), was 1.0"),
+                        "must be the integer 1 or 2 (the contract versions accepted), was 1.0"),
                 arguments("a version that wraps to 1 as an int", CREATED.replace("\"version\":1", "\"version\":4294967297"), "version",
-                        "must be the integer 1 (the only contract version accepted), was 4294967297"),
+                        "must be the integer 1 or 2 (the contract versions accepted), was 4294967297"),
                 arguments("no type", CREATED.replace("\"type\":\"authorisation.created\",", ""), "type",
                         "must be one of authorisation.created, authorisation.voided, authorisation.expired, settlement.posted, was absent"),
                 arguments("a type that is not a string", CREATED.replace("\"authorisation.created\"", "7"), "type",

@@ -6,6 +6,7 @@ import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
 import com.payments.reconciler.ingest.IngestEvent.EndKind;
 import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,6 +21,10 @@ class EventDecoderTest {
     private static final String CREATED = """
             {"version":1,"type":"authorisation.created","eventId":"evt-1","authorisationId":"auth-1",\
             "amountMinor":2599,"currency":"EUR","merchantId":"merchant-17","authorisedAt":"2026-11-28T14:03:07.512+01:00"}""";
+
+    /** Version 2's create with the provider's id of the authorisation (a Stripe PaymentIntent id). */
+    static final String V2_CREATED = CREATED.replace("\"version\":1", "\"version\":2")
+            .replace("\"authorisedAt\"", "\"providerReference\":\"pi_3MtwBwLkdIwHu7ix28a3tqPa\",\"authorisedAt\"");
 
     private final EventDecoder decoder = new EventDecoder();
 
@@ -40,7 +45,15 @@ class EventDecoderTest {
                 // A UUID-style id: digit groups shorter than 12, dash-separated, is not card data.
                 arguments(CREATED.replace("\"evt-1\"", "\"550e8400-e29b-41d4-a716-44665544abcd\""),
                         new AuthorisationCreated("550e8400-e29b-41d4-a716-44665544abcd", "auth-1", 2599, "EUR", "merchant-17",
-                                Instant.parse("2026-11-28T13:03:07.512Z"))));
+                                Instant.parse("2026-11-28T13:03:07.512Z"))),
+                arguments(V2_CREATED, new AuthorisationCreated("evt-1", "auth-1", 2599, "EUR", "merchant-17",
+                        Instant.parse("2026-11-28T13:03:07.512Z"), Optional.of("pi_3MtwBwLkdIwHu7ix28a3tqPa"))),
+                // An Adyen pspReference: sixteen characters, letters and digits.
+                arguments(V2_CREATED.replace("pi_3MtwBwLkdIwHu7ix28a3tqPa", "G7Q9ZK2MXBZN8V65"), new AuthorisationCreated("evt-1", "auth-1",
+                        2599, "EUR", "merchant-17", Instant.parse("2026-11-28T13:03:07.512Z"), Optional.of("G7Q9ZK2MXBZN8V65"))),
+                // Optional in version 2: the same create without it.
+                arguments(CREATED.replace("\"version\":1", "\"version\":2"), new AuthorisationCreated("evt-1", "auth-1", 2599, "EUR",
+                        "merchant-17", Instant.parse("2026-11-28T13:03:07.512Z"))));
     }
 
     @ParameterizedTest
@@ -56,7 +69,7 @@ class EventDecoderTest {
                 bad("", Refusal.Reason.MALFORMED, "event", "required, a JSON object"),
                 bad("{\"version\":1,", Refusal.Reason.MALFORMED, "event", "not valid JSON"),
                 bad("[1,2]", Refusal.Reason.MALFORMED, "event", "must be a JSON object"),
-                bad(CREATED.replace("\"version\":1", "\"version\":2"), Refusal.Reason.MALFORMED, "version", "must be the integer 1"),
+                bad(CREATED.replace("\"version\":1", "\"version\":3"), Refusal.Reason.MALFORMED, "version", "must be the integer 1 or 2"),
                 bad(CREATED.replace("\"version\":1", "\"version\":\"1\""), Refusal.Reason.MALFORMED, "version", "must be the integer 1"),
                 bad(CREATED.replace("\"version\":1,", ""), Refusal.Reason.MALFORMED, "version", "was absent"),
                 bad(CREATED.replace("authorisation.created", "authorisation.captured"), Refusal.Reason.MALFORMED, "type",
