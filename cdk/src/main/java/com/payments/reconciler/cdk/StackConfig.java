@@ -1,5 +1,6 @@
 package com.payments.reconciler.cdk;
 
+import com.payments.reconciler.delivery.ProviderAdapters;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
@@ -45,11 +46,12 @@ import java.util.stream.Collectors;
  *                             command first attempted longer ago is not re-sent before the provider's status lookup
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
+ * @param provider the provider adapter DeliverCommands talks through ({@link ProviderAdapters}), DeliverCommands' environment
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
                           boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
-                          ProviderKeyRetention providerKeyRetention) {
+                          ProviderKeyRetention providerKeyRetention, ProviderAdapters.Adapter provider) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -64,6 +66,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
+    public static final String PROVIDER = "provider";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
     public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
@@ -121,6 +124,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(PROVIDER_KEY_RETENTION, ProviderKeyRetention.DEFAULT.retention().toString());
+        d.put(PROVIDER, ProviderAdapters.DEFAULT.contextValue());
         // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
         d.put(RESERVE_CONCURRENCY, "false");
         // Off for the first create, whose rollback must be able to delete the tables; on once the stack exists.
@@ -192,6 +196,13 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         } catch (IllegalArgumentException e) {
             throw new InvalidContext(PROVIDER_KEY_RETENTION, e.getMessage());
         }
+        ProviderAdapters.Adapter adapter;
+        try {
+            adapter = ProviderAdapters.parse(value.apply(PROVIDER));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER, e.getMessage() + " (the provider adapter DeliverCommands talks through)");
+        }
+        requireRetentionWithinProviders(adapter, keyRetention);
         String reserve = value.apply(RESERVE_CONCURRENCY);
         if (!reserve.equals("true") && !reserve.equals("false")) {
             throw new InvalidContext(RESERVE_CONCURRENCY, "must be true or false (false: no reserved concurrency, for an account "
@@ -202,7 +213,20 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         boolean protection = bool(value.apply(TABLE_DELETION_PROTECTION), TABLE_DELETION_PROTECTION,
                 "true or false (true once the stack exists: a protected table cannot be deleted by the rollback of a failed first create)");
         return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
-                keyRetention);
+                keyRetention, adapter);
+    }
+
+    /**
+     * A provider that documents how soon it may prune idempotency keys (Stripe: once at least 24 hours old) must not be
+     * trusted with them longer: past its pruning a blind re-send could release twice, where the status lookup would ask.
+     */
+    static void requireRetentionWithinProviders(ProviderAdapters.Adapter adapter, ProviderKeyRetention retention) {
+        adapter.documentedKeyRetention().ifPresent(documented -> {
+            if (retention.retention().compareTo(documented) > 0) {
+                throw new InvalidContext(PROVIDER_KEY_RETENTION, "must be at most " + documented + " with " + PROVIDER + "="
+                        + adapter.contextValue() + " (the provider may prune idempotency keys that old), was " + retention.retention());
+            }
+        });
     }
 
     private static boolean bool(String text, String key, String form) {
@@ -252,6 +276,11 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /** DeliverCommands' key retention variable ({@link ProviderKeyRetention#fromEnvironment} reads it back). */
     public Map<String, String> providerKeyRetentionEnvironment() {
         return providerKeyRetention.environment();
+    }
+
+    /** DeliverCommands' adapter variable ({@link ProviderAdapters#fromEnvironment} reads it back). */
+    public Map<String, String> providerAdapterEnvironment() {
+        return Map.of(EnvVars.PROVIDER_ADAPTER, provider.contextValue());
     }
 
     /** 40.0 as "40", 2.5 as "2.5": how cdk.json and the environment write a rate. */

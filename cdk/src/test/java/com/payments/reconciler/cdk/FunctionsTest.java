@@ -125,7 +125,8 @@ class FunctionsTest {
                 case START_WINDOW -> Set.of(EnvVars.STATE_MACHINE_ARN, EnvVars.SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_LOCAL_TIME,
                         EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
                 case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID,
-                        EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, EnvVars.PROVIDER_KEY_RETENTION));
+                        EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, EnvVars.PROVIDER_KEY_RETENTION,
+                        EnvVars.PROVIDER_ADAPTER));
                 case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, EnvVars.SHARDS,
                         EnvVars.INGEST_DEAD_LETTER_QUEUE_URL);
                 default -> WORKFLOW_ENV;
@@ -139,6 +140,7 @@ class FunctionsTest {
         assertThat(deliver.get(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS).asText()).isEqualTo("16");
         // The context value, as DeliverCommands reads it back.
         assertThat(deliver.get(EnvVars.PROVIDER_KEY_RETENTION).asText()).isEqualTo("PT12H");
+        assertThat(deliver.get(EnvVars.PROVIDER_ADAPTER).asText()).as("the context's default adapter").isEqualTo("generic-http");
         assertThat(environment(LambdaFunction.START_WINDOW).get(EnvVars.STATE_MACHINE_ARN))
                 .isEqualTo(template.ref(synth.stack.workflow().stateMachine()));
         // Ingestion files new pending authorisations under exactly the shards StartWindow's executions query.

@@ -42,6 +42,7 @@ class StackConfigTest {
         assertThat(config.providerQuotaEnvironment()).containsExactly(
                 Map.entry(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40"), Map.entry(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32"));
         assertThat(config.providerKeyRetentionEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_KEY_RETENTION, "PT24H"));
+        assertThat(config.providerAdapterEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_ADAPTER, "generic-http"));
         assertThat(config.reserveConcurrency()).isFalse();
         assertThat(config.tableDeletionProtection()).isFalse();
         assertThat(config.window().dryRun()).as("the placeholder provider URL: a dry run").isTrue();
@@ -129,6 +130,8 @@ class StackConfigTest {
             "providerKeyRetention|P400D|at most P366D",
             "reserveConcurrency|yes|true or false",
             "tableDeletionProtection|on|true or false",
+            "provider|paypal|must be one of generic-http",
+            "provider|Generic-HTTP|must be one of generic-http",
     })
     void badValuesAreRefusedNamingTheKey(String key, String value, String form) {
         // The message names the key, the accepted form and the value given, and nothing else (no variable names).

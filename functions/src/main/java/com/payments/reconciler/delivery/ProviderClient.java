@@ -1,8 +1,14 @@
 package com.payments.reconciler.delivery;
 
 /**
- * The card provider's release API. Every request carries {@code Idempotency-Key: {operationId}}, so
- * a repeat is answered from the provider's record and performs nothing.
+ * The provider adapter interface: the card provider's release API, translated. Every request carries an
+ * {@code Idempotency-Key} derived from the operation id, so a repeat is answered from the provider's record and performs
+ * nothing. An adapter releases an operation ({@link #release}), looks its hold's state up ({@link #lookUp}) and classifies
+ * each answer as a {@link ProviderResult}: delivered ({@link ProviderResult.Released}), refused with a reason
+ * ({@link ProviderResult.Rejected}), retry later with a hint ({@link ProviderResult.Throttled},
+ * {@link ProviderResult.Unavailable}), or outside the contract ({@link com.payments.reconciler.workflow.ProviderContractViolation}). It only translates:
+ * the fence, the idempotency guard, the pacing and the quarantine stay in the delivery call. Which adapter runs is
+ * {@link ProviderAdapters}' choice.
  */
 public interface ProviderClient {
 

@@ -45,5 +45,11 @@ public final class EnvVars {
      */
     public static final String PROVIDER_KEY_RETENTION = "PROVIDER_KEY_RETENTION";
 
+    /**
+     * DeliverCommands: which provider adapter it talks through, {@code generic-http} (default), {@code stripe}, ...
+     * ({@code com.payments.reconciler.delivery.ProviderAdapters}).
+     */
+    public static final String PROVIDER_ADAPTER = "PROVIDER_ADAPTER";
+
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }
