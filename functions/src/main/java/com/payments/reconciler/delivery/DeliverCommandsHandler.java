@@ -7,6 +7,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.EnvVars;
+import java.util.Optional;
 import com.payments.reconciler.workflow.Fenced;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
@@ -77,7 +78,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
                 PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
                 ProviderAdapters.create(ProviderAdapters.fromEnvironment(env), providerUrl(env),
-                        ProviderCredentials.fromEnvironment(env), env.clock()),
+                        ProviderCredentials.fromEnvironment(env), env.clock(),
+                        Optional.ofNullable(env.optional(EnvVars.PROVIDER_MERCHANT_ACCOUNT, null))),
                 Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),

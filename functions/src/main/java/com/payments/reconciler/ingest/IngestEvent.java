@@ -42,4 +42,20 @@ public sealed interface IngestEvent {
     }
 
     enum EndKind { VOIDED, EXPIRED }
+
+    /**
+     * The internal {@code provider.outcome} event (docs/integration.md): an asynchronous provider's verdict on a release
+     * command, put on the queue by the webhook receiver after its signature check.
+     *
+     * @param requestReference the provider's id for the request (Adyen: the cancel's pspReference)
+     * @param reason           the provider's reason when it refused (bounded, printable)
+     * @param occurredAt       the provider's time of the outcome, when it sent one
+     */
+    record ProviderOutcome(String eventId, String authorisationId, String operationId, String provider, String requestReference,
+                           boolean success, Optional<String> reason, Optional<Instant> occurredAt) implements IngestEvent {
+        public ProviderOutcome {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(occurredAt, "occurredAt");
+        }
+    }
 }

@@ -67,6 +67,8 @@ public final class IngestionDecision {
             case AuthorisationCreated created -> new CreateAuthorisation(created, Shards.key(Shards.of(created.authorisationId(), shards)));
             case AuthorisationEnded ended -> new EndAuthorisation(ended);
             case SettlementPosted settled -> new RecordSettlement(settled);
+            case IngestEvent.ProviderOutcome outcome -> throw new IllegalArgumentException(
+                    "provider.outcome writes ReleaseCommands (ProviderOutcomes), not an authorisation");
         };
     }
 
@@ -76,6 +78,8 @@ public final class IngestionDecision {
             case AuthorisationCreated created -> afterCreate(created, (StoredAuthorisation) stored);
             case AuthorisationEnded ended -> afterEnd(ended, (StoredAuthorisation) stored);
             case SettlementPosted settled -> afterSettlement(settled, (StoredSettlement) stored);
+            case IngestEvent.ProviderOutcome outcome -> throw new IllegalArgumentException(
+                    "provider.outcome writes ReleaseCommands (ProviderOutcomes), not an authorisation");
         };
     }
 

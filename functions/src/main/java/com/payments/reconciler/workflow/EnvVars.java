@@ -51,5 +51,12 @@ public final class EnvVars {
      */
     public static final String PROVIDER_ADAPTER = "PROVIDER_ADAPTER";
 
+    /** DeliverCommands with provider adyen: the Adyen merchant account every cancel names (stack context {@code merchantAccount}). */
+    public static final String PROVIDER_MERCHANT_ACCOUNT = "PROVIDER_MERCHANT_ACCOUNT";
+    /** AdyenWebhook: the Secrets Manager secret (ARN or name) holding the webhook HMAC key, {@code {"hmacKey": "<hex>"}}. */
+    public static final String WEBHOOK_HMAC_SECRET_ID = "WEBHOOK_HMAC_SECRET_ID";
+    /** AdyenWebhook: the ingestion queue's URL, where each CANCELLATION becomes a {@code provider.outcome} event. */
+    public static final String INGEST_QUEUE_URL = "INGEST_QUEUE_URL";
+
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }

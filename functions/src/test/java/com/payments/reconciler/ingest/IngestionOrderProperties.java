@@ -188,6 +188,7 @@ class IngestionOrderProperties {
                 case IngestEvent.SettlementPosted s -> dynamo.putItem(b -> b.tableName(tables.settlements()).item(Map.of(
                         Settlements.AUTHORISATION_ID, key.get(Authorisations.AUTHORISATION_ID),
                         Settlements.SETTLED_AT, AttributeValue.fromN(Long.toString(s.settledAt().toEpochMilli())))));
+                case IngestEvent.ProviderOutcome o -> throw new IllegalArgumentException("no provider outcomes in these properties");
             }
         }
     }
