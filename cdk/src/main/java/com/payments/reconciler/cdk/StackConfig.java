@@ -67,6 +67,8 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
     public static final String PROVIDER = "provider";
+    /** With provider=adyen: the Adyen merchant account (read by the stack, required only then). */
+    public static final String MERCHANT_ACCOUNT = "merchantAccount";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
     public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
