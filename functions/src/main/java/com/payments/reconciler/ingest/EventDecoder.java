@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationIncremented;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationReversed;
 import com.payments.reconciler.ingest.IngestEvent.EndKind;
 import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
 import com.payments.reconciler.workflow.InvalidInput;
@@ -44,6 +46,8 @@ public final class EventDecoder {
     public static final String TYPE_VOIDED = "authorisation.voided";
     public static final String TYPE_EXPIRED = "authorisation.expired";
     public static final String TYPE_SETTLED = "settlement.posted";
+    public static final String TYPE_INCREMENTED = "authorisation.incremented";
+    public static final String TYPE_REVERSED = "authorisation.reversed";
     /**
      * Internal, not part of the platform's contract (docs/integration.md): the webhook receiver's verdict of an
      * asynchronous provider, version 2 only, decoded as its own case before the platform's types.
@@ -67,6 +71,14 @@ public final class EventDecoder {
     static final String ENDED_AT = "endedAt";
     static final String SETTLED_AT = "settledAt";
     static final String PROVIDER_REFERENCE = "providerReference";
+    static final String HOLD_UNTIL = "holdUntil";
+    static final String INCREMENTED_AT = "incrementedAt";
+    static final String REVERSED_AT = "reversedAt";
+    static final String FULL = "full";
+    static final String CAPTURE_SEQUENCE = "captureSequence";
+    static final String FINAL_CAPTURE = "finalCapture";
+    /** A capture's number within its authorisation: 1.., at most this (far above any provider's limit on partial captures). */
+    public static final int MAX_CAPTURE_SEQUENCE = 9_999;
 
     /** The fields of one type in one version: the required ones, then the ones it may carry. */
     record Fields(List<String> required, List<String> optional) {
@@ -96,10 +108,13 @@ public final class EventDecoder {
 
     /** Version 2: version 1's types with their optional fields, and its new types. One entry per type: add a type here. */
     private static final Map<String, Fields> CONTRACT_V2 = ordered(
-            TYPE_CREATED, CONTRACT_V1.get(TYPE_CREATED).with(PROVIDER_REFERENCE),
+            TYPE_CREATED, CONTRACT_V1.get(TYPE_CREATED).with(PROVIDER_REFERENCE, HOLD_UNTIL),
             TYPE_VOIDED, CONTRACT_V1.get(TYPE_VOIDED),
             TYPE_EXPIRED, CONTRACT_V1.get(TYPE_EXPIRED),
-            TYPE_SETTLED, CONTRACT_V1.get(TYPE_SETTLED));
+            TYPE_SETTLED, CONTRACT_V1.get(TYPE_SETTLED).with(CAPTURE_SEQUENCE, FINAL_CAPTURE),
+            TYPE_INCREMENTED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, AMOUNT_MINOR, CURRENCY, INCREMENTED_AT).with(HOLD_UNTIL),
+            // Exactly one of amountMinor (with currency) and "full": true: checked in reversed() below.
+            TYPE_REVERSED, required(VERSION_FIELD, TYPE, EVENT_ID, AUTHORISATION_ID, REVERSED_AT).with(AMOUNT_MINOR, CURRENCY, FULL));
 
     /** Types in the order a refusal lists them (version 1's refusal text is kept exactly). */
     private static Map<String, Fields> ordered(Object... typeThenFields) {
@@ -127,8 +142,6 @@ public final class EventDecoder {
         return out;
     }
 
-    /** Version 1's fields of each type, exactly. */
-    static final Map<String, List<String>> FIELDS = fields(VERSION_1);
 
     static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     static final String PROVIDER_REFERENCE_TEXT = "the provider's id of the authorisation (e.g. a Stripe PaymentIntent id pi_..., "
@@ -211,12 +224,23 @@ public final class EventDecoder {
         }
         String eventId = id(root, EVENT_ID);
         String authorisationId = id(root, AUTHORISATION_ID);
+        // One case per type; an optional field absent from a version's list never reaches here (refused as unknown above).
         return switch (type) {
-            case TYPE_CREATED -> new AuthorisationCreated(eventId, authorisationId, amount(root), currency(root),
-                    id(root, MERCHANT_ID), instant(root, AUTHORISED_AT), providerReference(root));
+            case TYPE_CREATED -> {
+                Instant authorisedAt = instant(root, AUTHORISED_AT);
+                yield new AuthorisationCreated(eventId, authorisationId, amount(root), currency(root),
+                        id(root, MERCHANT_ID), authorisedAt, providerReference(root), holdUntil(root, authorisedAt, AUTHORISED_AT));
+            }
             case TYPE_VOIDED -> new AuthorisationEnded(eventId, authorisationId, EndKind.VOIDED, instant(root, ENDED_AT));
             case TYPE_EXPIRED -> new AuthorisationEnded(eventId, authorisationId, EndKind.EXPIRED, instant(root, ENDED_AT));
-            case TYPE_SETTLED -> new SettlementPosted(eventId, authorisationId, amount(root), currency(root), instant(root, SETTLED_AT));
+            case TYPE_SETTLED -> new SettlementPosted(eventId, authorisationId, amount(root), currency(root), instant(root, SETTLED_AT),
+                    captureSequence(root), finalCapture(root));
+            case TYPE_INCREMENTED -> {
+                Instant incrementedAt = instant(root, INCREMENTED_AT);
+                yield new AuthorisationIncremented(eventId, authorisationId, amount(root), currency(root), incrementedAt,
+                        holdUntil(root, incrementedAt, INCREMENTED_AT));
+            }
+            case TYPE_REVERSED -> reversed(root, eventId, authorisationId);
             default -> throw new IllegalStateException("type " + type + " has fields but no decoder");
         };
     }
@@ -267,6 +291,65 @@ public final class EventDecoder {
             throw new InvalidInput(field, "must be " + ID_FORM + ", was " + shown(root.get(field)));
         }
         return text;
+    }
+
+    /** Optional, never before the instant the event happened at ({@code after}): a hold valid until before it was made is a typo. */
+    private static Optional<Instant> holdUntil(JsonNode root, Instant after, String afterField) {
+        if (!root.has(HOLD_UNTIL)) {
+            return Optional.empty();
+        }
+        Instant holdUntil = instant(root, HOLD_UNTIL);
+        if (holdUntil.isBefore(after)) {
+            throw new InvalidInput(HOLD_UNTIL, "must not be before " + afterField + " (the hold's validity, an instant after the event), was "
+                    + shown(root.get(HOLD_UNTIL)));
+        }
+        return Optional.of(holdUntil);
+    }
+
+    /** Optional (version 2): an integer 1..MAX_CAPTURE_SEQUENCE. */
+    private static Optional<Integer> captureSequence(JsonNode root) {
+        JsonNode node = root.get(CAPTURE_SEQUENCE);
+        if (node == null) {
+            return Optional.empty();
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToInt() || node.intValue() < 1 || node.intValue() > MAX_CAPTURE_SEQUENCE) {
+            throw new InvalidInput(CAPTURE_SEQUENCE, "must be an integer from 1 to " + MAX_CAPTURE_SEQUENCE
+                    + " (this capture's number within its authorisation), or absent; was " + shown(node));
+        }
+        return Optional.of(node.intValue());
+    }
+
+    /** Optional (version 2): a JSON boolean. */
+    private static Optional<Boolean> finalCapture(JsonNode root) {
+        JsonNode node = root.get(FINAL_CAPTURE);
+        if (node == null) {
+            return Optional.empty();
+        }
+        if (!node.isBoolean()) {
+            throw new InvalidInput(FINAL_CAPTURE, "must be true or false (a JSON boolean: no more captures follow), or absent; was " + shown(node));
+        }
+        return Optional.of(node.booleanValue());
+    }
+
+    /** Partial ({@code amountMinor} and {@code currency}) or full ({@code "full": true}), never both. */
+    private static IngestEvent reversed(JsonNode root, String eventId, String authorisationId) {
+        Instant reversedAt = instant(root, REVERSED_AT);
+        JsonNode full = root.get(FULL);
+        if (full != null) {
+            if (!full.isBoolean() || !full.booleanValue()) {
+                throw new InvalidInput(FULL, "must be true (the whole remaining hold reversed), or absent with amountMinor for a partial reversal; was "
+                        + shown(full));
+            }
+            if (root.has(AMOUNT_MINOR) || root.has(CURRENCY)) {
+                throw new InvalidInput(root.has(AMOUNT_MINOR) ? AMOUNT_MINOR : CURRENCY,
+                        "must be absent with \"full\": true (a full reversal gives back whatever remains); send one or the other");
+            }
+            return new AuthorisationEnded(eventId, authorisationId, EndKind.REVERSED, reversedAt);
+        }
+        if (!root.has(AMOUNT_MINOR)) {
+            throw new InvalidInput(AMOUNT_MINOR, "required for a partial reversal (the amount given back), or send \"full\": true instead");
+        }
+        return new AuthorisationReversed(eventId, authorisationId, amount(root), currency(root), reversedAt);
     }
 
     /** Optional (version 2): absent is empty; present, it must have the form, and null is refused like any other wrong value. */

@@ -72,10 +72,21 @@ public final class EventIngestion {
                     return new IngestOutcome.Refused(conflict.refusal(), writes);
                 }
                 case IngestionDecision.Next.Write next -> write = next.write();
+                case IngestionDecision.Next.NotYet notYet -> throw new NotYetApplicable("ingest " + event.eventId() + ": " + notYet.why());
             }
         }
         // The item kept changing under us: let SQS deliver the event again later.
         throw new StoreContention("ingest " + event.eventId() + ": authorisation " + event.authorisationId()
                 + " changed under " + MAX_WRITES + " conditional writes in a row");
+    }
+
+    /**
+     * The event changes an authorisation not created yet: thrown so the handler reports the message and SQS delivers it
+     * again after the visibility timeout (and to the dead-letter queue after maxReceiveCount if the create never comes).
+     */
+    public static final class NotYetApplicable extends RuntimeException {
+        public NotYetApplicable(String message) {
+            super(message);
+        }
     }
 }

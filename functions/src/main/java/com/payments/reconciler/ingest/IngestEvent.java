@@ -21,15 +21,48 @@ public sealed interface IngestEvent {
      *                          copied onto its release command
      */
     record AuthorisationCreated(String eventId, String authorisationId, long amountMinor, String currency,
-                                String merchantId, Instant authorisedAt, Optional<String> providerReference) implements IngestEvent {
+                                String merchantId, Instant authorisedAt, Optional<String> providerReference,
+                                Optional<Instant> holdUntil) implements IngestEvent {
         public AuthorisationCreated {
             Objects.requireNonNull(providerReference, "providerReference");
+            Objects.requireNonNull(holdUntil, "holdUntil");
         }
 
-        /** A create without a provider reference (every version 1 create). */
+        /** A create without a provider reference and without a hold validity (every version 1 create). */
         public AuthorisationCreated(String eventId, String authorisationId, long amountMinor, String currency,
                                     String merchantId, Instant authorisedAt) {
-            this(eventId, authorisationId, amountMinor, currency, merchantId, authorisedAt, Optional.empty());
+            this(eventId, authorisationId, amountMinor, currency, merchantId, authorisedAt, Optional.empty(), Optional.empty());
+        }
+
+        /** A create with a provider reference and no hold validity. */
+        public AuthorisationCreated(String eventId, String authorisationId, long amountMinor, String currency,
+                                    String merchantId, Instant authorisedAt, Optional<String> providerReference) {
+            this(eventId, authorisationId, amountMinor, currency, merchantId, authorisedAt, providerReference, Optional.empty());
+        }
+    }
+
+    /**
+     * {@code authorisation.incremented} (version 2): the hold grew to {@code amountMinor} (the new total, higher than the
+     * stored one), and may be valid longer ({@code holdUntil}).
+     */
+    record AuthorisationIncremented(String eventId, String authorisationId, long amountMinor, String currency,
+                                    Instant incrementedAt, Optional<Instant> holdUntil) implements IngestEvent {
+        public AuthorisationIncremented {
+            Objects.requireNonNull(holdUntil, "holdUntil");
+        }
+    }
+
+    /**
+     * {@code authorisation.reversed} (version 2) with an amount: part of the hold was given back, the remaining amount goes
+     * down by {@code amountMinor}. A reversal of the whole remaining amount ends the authorisation like a void; one with
+     * {@code "full": true} is decoded as an {@link AuthorisationEnded} of kind {@link EndKind#REVERSED} straight away.
+     */
+    record AuthorisationReversed(String eventId, String authorisationId, long amountMinor, String currency,
+                                 Instant reversedAt) implements IngestEvent {
+
+        /** This reversal as the end of its authorisation: it gave back all that remained. */
+        public AuthorisationEnded asEnd() {
+            return new AuthorisationEnded(eventId, authorisationId, EndKind.REVERSED, reversedAt);
         }
     }
 
@@ -37,11 +70,25 @@ public sealed interface IngestEvent {
     record AuthorisationEnded(String eventId, String authorisationId, EndKind kind, Instant endedAt) implements IngestEvent {
     }
 
+    /**
+     * A capture. Version 1 carries neither {@code captureSequence} nor {@code finalCapture} (one settlement per
+     * authorisation, a second is a duplicate); version 2 may post several, numbered 1.., their amounts summed.
+     */
     record SettlementPosted(String eventId, String authorisationId, long amountMinor, String currency,
-                            Instant settledAt) implements IngestEvent {
+                            Instant settledAt, Optional<Integer> captureSequence, Optional<Boolean> finalCapture) implements IngestEvent {
+        public SettlementPosted {
+            Objects.requireNonNull(captureSequence, "captureSequence");
+            Objects.requireNonNull(finalCapture, "finalCapture");
+        }
+
+        /** A version 1 settlement. */
+        public SettlementPosted(String eventId, String authorisationId, long amountMinor, String currency, Instant settledAt) {
+            this(eventId, authorisationId, amountMinor, currency, settledAt, Optional.empty(), Optional.empty());
+        }
     }
 
-    enum EndKind { VOIDED, EXPIRED }
+    /** How an authorisation ended at the platform: voided, expired, or fully reversed (version 2). */
+    enum EndKind { VOIDED, EXPIRED, REVERSED }
 
     /**
      * The internal {@code provider.outcome} event (docs/integration.md): an asynchronous provider's verdict on a release

@@ -1,6 +1,9 @@
 package com.payments.reconciler.ingest;
 
+import com.payments.reconciler.ingest.IngestWrite.AddCapture;
 import com.payments.reconciler.ingest.IngestWrite.CompleteEndedAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.IncrementAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.ReduceAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.CompleteSettledAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.LeaveIndexOnSettlement;
 import com.payments.reconciler.ingest.IngestWrite.CreateAuthorisation;
@@ -15,6 +18,8 @@ import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.Settlements;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -81,6 +86,33 @@ public final class IngestStore {
     // stored exactly when the create is); a create without one leaves the attribute absent.
     static final String AND_PROVIDER_REFERENCE = ", providerReference = :providerReference";
 
+    // A version 2 create's or increment's hold validity (holdUntil), set by the same write as the rest of the event.
+    static final String AND_HOLD_UNTIL = ", holdUntil = :holdUntil";
+
+    // Increments and partial reversals record their event id in a set, so a redelivery is recognised and never applied
+    // twice (a partial reversal subtracts: applied twice it would lose money from the hold).
+    static final String RECORD_LIFECYCLE_EVENT = " ADD lifecycleEventIds :eventIds";
+
+    // I3's order with the release transaction, as for an end: only while AUTHORISED, version + 1, so a release that read
+    // the smaller amount fails its "version = observed" check and decides again with the new total. Only upwards, in the
+    // currency stored, not older than the last change applied (a late, older increment is superseded), never twice.
+    static final String INCREMENT = "SET amountMinor = :amount, version = version + :one, lastChangedAt = :at";
+    static final String INCREMENT_CONDITION = "#state = :authorised AND currency = :currency AND amountMinor < :amount "
+            + "AND (attribute_not_exists(lastChangedAt) OR lastChangedAt <= :at) AND NOT contains(lifecycleEventIds, :eventId)";
+
+    // A partial reversal: only while AUTHORISED (version + 1, as above), only when more remains than it gives back (the
+    // rest ends the authorisation through END instead), in the currency stored, never twice.
+    static final String REDUCE = "SET amountMinor = amountMinor - :amount, version = version + :one, lastChangedAt = :at";
+    static final String REDUCE_CONDITION = "#state = :authorised AND currency = :currency AND amountMinor > :amount "
+            + "AND NOT contains(lifecycleEventIds, :eventId)";
+
+    // Version 2's later captures: each sequence is added once to the settled amount (a repeat is answered from the stored
+    // map, never summed twice); only on a settlement stored with captures and in its currency. I3 is untouched: the release
+    // transaction and delivery only ask whether a settlement exists, and it already does.
+    static final String ADD_CAPTURE = "SET captures.#sequence = :amount, amountMinor = amountMinor + :amount, lastSettledAt = :settledAt";
+    static final String AND_FINAL_CAPTURE = ", finalCapture = :final";
+    static final String ADD_CAPTURE_CONDITION = "attribute_exists(captures) AND attribute_not_exists(captures.#sequence) AND currency = :currency";
+
     /** What {@link #authorisation} reads for an item without a state: a settlement's stub, or a platform's item missing it. */
     static final String NO_STATE = "UNKNOWN";
 
@@ -116,6 +148,7 @@ public final class IngestStore {
                     item.put(Authorisations.PENDING_SHARD, s(create.shardKey()));
                     item.put(Authorisations.CREATED_EVENT_ID, s(e.eventId()));
                     e.providerReference().ifPresent(reference -> item.put(Authorisations.PROVIDER_REFERENCE, s(reference)));
+                    e.holdUntil().ifPresent(until -> item.put(Authorisations.HOLD_UNTIL, n(until.toEpochMilli())));
                     StoreErrors.call(what, conflicts, () -> dynamo.putItem(b -> b.tableName(authorisations).item(item)
                             .conditionExpression(CREATE_PENDING)
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
@@ -127,7 +160,7 @@ public final class IngestStore {
                             ":eventId", s(e.eventId()), ":observed", s(complete.observedState())));
                     StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
                             .key(key(e.authorisationId()))
-                            .updateExpression(COMPLETE_ENDED + (e.providerReference().isPresent() ? AND_PROVIDER_REFERENCE : ""))
+                            .updateExpression(COMPLETE_ENDED + createOptions(e))
                             .conditionExpression(COMPLETE_ENDED_CONDITION)
                             .expressionAttributeNames(STATE_NAME)
                             .expressionAttributeValues(values)
@@ -170,7 +203,7 @@ public final class IngestStore {
                             ":authorisedAt", n(e.authorisedAt().toEpochMilli()), ":eventId", s(e.eventId())));
                     StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
                             .key(key(e.authorisationId()))
-                            .updateExpression(COMPLETE_SETTLED + (e.providerReference().isPresent() ? AND_PROVIDER_REFERENCE : ""))
+                            .updateExpression(COMPLETE_SETTLED + createOptions(e))
                             .conditionExpression(COMPLETE_SETTLED_CONDITION)
                             .expressionAttributeNames(STATE_NAME)
                             .expressionAttributeValues(values)
@@ -178,30 +211,75 @@ public final class IngestStore {
                 }
                 case RecordSettlement settle -> {
                     var e = settle.event();
-                    Map<String, AttributeValue> item = Map.of(
+                    Map<String, AttributeValue> item = new HashMap<>(Map.of(
                             Settlements.AUTHORISATION_ID, s(e.authorisationId()),
                             Settlements.SETTLED_AT, n(e.settledAt().toEpochMilli()),
                             Settlements.AMOUNT_MINOR, n(e.amountMinor()),
                             Settlements.CURRENCY, s(e.currency()),
-                            Settlements.SETTLEMENT_EVENT_ID, s(e.eventId()));
+                            Settlements.SETTLEMENT_EVENT_ID, s(e.eventId())));
+                    // Version 2: the first capture stored starts the map later captures are added to.
+                    e.captureSequence().ifPresent(sequence -> item.put(Settlements.CAPTURES,
+                            AttributeValue.fromM(Map.of(Integer.toString(sequence), n(e.amountMinor())))));
+                    e.finalCapture().ifPresent(last -> item.put(Settlements.FINAL_CAPTURE, AttributeValue.fromBool(last)));
                     StoreErrors.call(what, conflicts, () -> dynamo.putItem(b -> b.tableName(settlements).item(item)
                             .conditionExpression(SETTLE)
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case IncrementAuthorisation increment -> {
+                    var e = increment.event();
+                    Map<String, AttributeValue> values = new HashMap<>(Map.of(":authorised", s(Authorisations.STATE_AUTHORISED), ":one", n(1),
+                            ":amount", n(e.amountMinor()), ":currency", s(e.currency()), ":at", n(e.incrementedAt().toEpochMilli()),
+                            ":eventId", s(e.eventId()), ":eventIds", AttributeValue.fromSs(List.of(e.eventId()))));
+                    e.holdUntil().ifPresent(until -> values.put(":holdUntil", n(until.toEpochMilli())));
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(INCREMENT + (e.holdUntil().isPresent() ? AND_HOLD_UNTIL : "") + RECORD_LIFECYCLE_EVENT)
+                            .conditionExpression(INCREMENT_CONDITION)
+                            .expressionAttributeNames(STATE_NAME)
+                            .expressionAttributeValues(values)
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case ReduceAuthorisation reduce -> {
+                    var e = reduce.event();
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(authorisations)
+                            .key(key(e.authorisationId()))
+                            .updateExpression(REDUCE + RECORD_LIFECYCLE_EVENT)
+                            .conditionExpression(REDUCE_CONDITION)
+                            .expressionAttributeNames(STATE_NAME)
+                            .expressionAttributeValues(Map.of(":authorised", s(Authorisations.STATE_AUTHORISED), ":one", n(1),
+                                    ":amount", n(e.amountMinor()), ":currency", s(e.currency()), ":at", n(e.reversedAt().toEpochMilli()),
+                                    ":eventId", s(e.eventId()), ":eventIds", AttributeValue.fromSs(List.of(e.eventId()))))
+                            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
+                }
+                case AddCapture add -> {
+                    var e = add.event();
+                    Map<String, AttributeValue> values = new HashMap<>(Map.of(":amount", n(e.amountMinor()), ":currency", s(e.currency()),
+                            ":settledAt", n(e.settledAt().toEpochMilli())));
+                    e.finalCapture().ifPresent(last -> values.put(":final", AttributeValue.fromBool(last)));
+                    StoreErrors.call(what, conflicts, () -> dynamo.updateItem(b -> b.tableName(settlements)
+                            .key(Map.of(Settlements.AUTHORISATION_ID, s(e.authorisationId())))
+                            .updateExpression(ADD_CAPTURE + (e.finalCapture().isPresent() ? AND_FINAL_CAPTURE : ""))
+                            .conditionExpression(ADD_CAPTURE_CONDITION)
+                            .expressionAttributeNames(Map.of("#sequence", Integer.toString(e.captureSequence().orElseThrow())))
+                            .expressionAttributeValues(values)
                             .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)));
                 }
             }
             return Optional.empty();
         } catch (ConditionalCheckFailedException refused) {
             Map<String, AttributeValue> old = refused.hasItem() ? refused.item() : Map.of();
-            return Optional.of(write instanceof RecordSettlement ? settlement(old) : authorisation(old));
+            return Optional.of(write instanceof RecordSettlement || write instanceof AddCapture ? settlement(old) : authorisation(old));
         }
     }
 
+    private static String createOptions(IngestEvent.AuthorisationCreated e) {
+        return (e.providerReference().isPresent() ? AND_PROVIDER_REFERENCE : "") + (e.holdUntil().isPresent() ? AND_HOLD_UNTIL : "");
+    }
+
     private static Map<String, AttributeValue> withReference(IngestEvent.AuthorisationCreated e, Map<String, AttributeValue> values) {
-        if (e.providerReference().isEmpty()) {
-            return values;
-        }
         Map<String, AttributeValue> all = new HashMap<>(values);
-        all.put(":providerReference", s(e.providerReference().get()));
+        e.providerReference().ifPresent(reference -> all.put(":providerReference", s(reference)));
+        e.holdUntil().ifPresent(until -> all.put(":holdUntil", n(until.toEpochMilli())));
         return all;
     }
 
@@ -211,15 +289,29 @@ public final class IngestStore {
 
     /** An absent item (a condition that needed one) reads as a state of its own, which no condition pins. */
     static StoredAuthorisation authorisation(Map<String, AttributeValue> item) {
-        return new StoredAuthorisation(string(item, Authorisations.STATE).orElse(item.isEmpty() ? "ABSENT" : NO_STATE),
+        return new StoredAuthorisation(string(item, Authorisations.STATE).orElse(item.isEmpty() ? IngestionDecision.ABSENT : NO_STATE),
                 string(item, Authorisations.CREATED_EVENT_ID), string(item, Authorisations.END_EVENT_ID),
                 number(item, Authorisations.AMOUNT_MINOR), string(item, Authorisations.CURRENCY), string(item, Authorisations.MERCHANT_ID),
-                number(item, Authorisations.AUTHORISED_AT).map(Instant::ofEpochMilli), string(item, Authorisations.PROVIDER_REFERENCE));
+                number(item, Authorisations.AUTHORISED_AT).map(Instant::ofEpochMilli), string(item, Authorisations.PROVIDER_REFERENCE),
+                item.containsKey(Authorisations.LIFECYCLE_EVENT_IDS) && item.get(Authorisations.LIFECYCLE_EVENT_IDS).hasSs()
+                        ? Set.copyOf(item.get(Authorisations.LIFECYCLE_EVENT_IDS).ss()) : Set.of(),
+                number(item, Authorisations.LAST_CHANGED_AT).map(Instant::ofEpochMilli));
     }
 
     static StoredSettlement settlement(Map<String, AttributeValue> item) {
+        Map<Integer, Long> captures = new HashMap<>();
+        AttributeValue map = item.get(Settlements.CAPTURES);
+        if (map != null && map.hasM()) {
+            map.m().forEach((sequence, amount) -> {
+                try {
+                    captures.put(Integer.parseInt(sequence), Long.parseLong(amount.n()));
+                } catch (NumberFormatException | NullPointerException e) {
+                    // Not ours: skipped, so a capture under that sequence reads as new and its write's condition answers.
+                }
+            });
+        }
         return new StoredSettlement(string(item, Settlements.SETTLEMENT_EVENT_ID),
-                number(item, Settlements.SETTLED_AT).map(Instant::ofEpochMilli));
+                number(item, Settlements.SETTLED_AT).map(Instant::ofEpochMilli), string(item, Settlements.CURRENCY), Map.copyOf(captures));
     }
 
     private static Optional<String> string(Map<String, AttributeValue> item, String name) {

@@ -2,6 +2,8 @@ package com.payments.reconciler.ingest;
 
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationIncremented;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationReversed;
 import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
 
 /**
@@ -44,5 +46,17 @@ public sealed interface IngestWrite {
 
     /** The create of an authorisation whose settlement arrived first: its fields, AUTHORISED, never in the pending index. */
     record CompleteSettledAuthorisation(AuthorisationCreated event) implements IngestWrite {
+    }
+
+    /** Still AUTHORISED: the amount goes up to the increment's total, version + 1, and the hold's validity moves if given. */
+    record IncrementAuthorisation(AuthorisationIncremented event) implements IngestWrite {
+    }
+
+    /** Still AUTHORISED and more remains than is reversed: the amount goes down, version + 1. */
+    record ReduceAuthorisation(AuthorisationReversed event) implements IngestWrite {
+    }
+
+    /** A version 2 capture after the first: its amount added under its sequence, once. */
+    record AddCapture(SettlementPosted event) implements IngestWrite {
     }
 }

@@ -2,6 +2,11 @@ package com.payments.reconciler.ingest;
 
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationCreated;
 import com.payments.reconciler.ingest.IngestEvent.AuthorisationEnded;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationIncremented;
+import com.payments.reconciler.ingest.IngestEvent.AuthorisationReversed;
+import com.payments.reconciler.ingest.IngestWrite.AddCapture;
+import com.payments.reconciler.ingest.IngestWrite.IncrementAuthorisation;
+import com.payments.reconciler.ingest.IngestWrite.ReduceAuthorisation;
 import com.payments.reconciler.ingest.IngestEvent.SettlementPosted;
 import com.payments.reconciler.ingest.IngestWrite.CompleteEndedAuthorisation;
 import com.payments.reconciler.ingest.IngestWrite.CompleteSettledAuthorisation;
@@ -52,6 +57,13 @@ public final class IngestionDecision {
          */
         record DuplicateAfter(IngestWrite followUp, String why) implements Next {
         }
+
+        /**
+         * Cannot be applied yet: the authorisation it changes has not been created (events on a standard queue come in any
+         * order). Nothing is written; the message is left for SQS to deliver again after its visibility timeout.
+         */
+        record NotYet(String why) implements Next {
+        }
     }
 
     /**
@@ -67,6 +79,8 @@ public final class IngestionDecision {
             case AuthorisationCreated created -> new CreateAuthorisation(created, Shards.key(Shards.of(created.authorisationId(), shards)));
             case AuthorisationEnded ended -> new EndAuthorisation(ended);
             case SettlementPosted settled -> new RecordSettlement(settled);
+            case AuthorisationIncremented incremented -> new IncrementAuthorisation(incremented);
+            case AuthorisationReversed reversed -> new ReduceAuthorisation(reversed);
             case IngestEvent.ProviderOutcome outcome -> throw new IllegalArgumentException(
                     "provider.outcome writes ReleaseCommands (ProviderOutcomes), not an authorisation");
         };
@@ -78,9 +92,75 @@ public final class IngestionDecision {
             case AuthorisationCreated created -> afterCreate(created, (StoredAuthorisation) stored);
             case AuthorisationEnded ended -> afterEnd(ended, (StoredAuthorisation) stored);
             case SettlementPosted settled -> afterSettlement(settled, (StoredSettlement) stored);
+            case AuthorisationIncremented incremented -> afterIncrement(incremented, (StoredAuthorisation) stored);
+            case AuthorisationReversed reversed -> afterReduce(reversed, (StoredAuthorisation) stored);
             case IngestEvent.ProviderOutcome outcome -> throw new IllegalArgumentException(
                     "provider.outcome writes ReleaseCommands (ProviderOutcomes), not an authorisation");
         };
+    }
+
+    /** The state {@link IngestStore} reads for an absent item. */
+    static final String ABSENT = "ABSENT";
+
+    private static Next afterIncrement(AuthorisationIncremented event, StoredAuthorisation stored) {
+        if (stored.lifecycleEventIds().contains(event.eventId())) {
+            return new Next.Duplicate("event already applied");
+        }
+        if (ABSENT.equals(stored.state())) {
+            return new Next.NotYet("authorisation " + event.authorisationId() + " is not created yet: the increment waits for its create");
+        }
+        if (!Authorisations.STATE_AUTHORISED.equals(stored.state())) {
+            // Decided (its release asks for the whole hold back), ended, or settled before its create: nothing to decide again.
+            return new Next.Duplicate("the authorisation is no longer pending (state " + stored.state() + "): an increment changes nothing the reconciler decides");
+        }
+        if (stored.currency().isPresent() && !stored.currency().equals(Optional.of(event.currency()))) {
+            return new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "currency",
+                    "differs from the stored authorisation " + event.authorisationId() + " (" + stored.currency().get() + "); an increment keeps its currency"));
+        }
+        if (stored.lastChangedAt().isPresent() && stored.lastChangedAt().get().isAfter(event.incrementedAt())) {
+            return new Next.Duplicate("superseded: a later increment or reversal (at " + stored.lastChangedAt().get() + ") is already applied");
+        }
+        if (stored.amountMinor().isPresent() && stored.amountMinor().get() >= event.amountMinor()) {
+            return new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "amountMinor",
+                    "must be higher than the stored amount " + stored.amountMinor().get() + " of authorisation " + event.authorisationId()
+                            + " (an increment carries the new total); the stored amount stays"));
+        }
+        // Only a racing write between our condition and its answer could show this: decide again from the start.
+        return new Next.Write(new IncrementAuthorisation(event));
+    }
+
+    private static Next afterReduce(AuthorisationReversed event, StoredAuthorisation stored) {
+        if (stored.lifecycleEventIds().contains(event.eventId())) {
+            return new Next.Duplicate("event already applied");
+        }
+        if (ABSENT.equals(stored.state())) {
+            return new Next.NotYet("authorisation " + event.authorisationId() + " is not created yet: the reversal waits for its create");
+        }
+        if (stored.currency().isPresent() && !stored.currency().equals(Optional.of(event.currency()))) {
+            return new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "currency",
+                    "differs from the stored authorisation " + event.authorisationId() + " (" + stored.currency().get() + "); a reversal keeps its currency"));
+        }
+        boolean all = stored.amountMinor().equals(Optional.of(event.amountMinor()));
+        if (Authorisations.STATE_AUTHORISED.equals(stored.state())) {
+            if (all) {
+                // All that remained was given back: it ends like a void (out of the index, version + 1).
+                return new Next.Write(new EndAuthorisation(event.asEnd()));
+            }
+            if (stored.amountMinor().isPresent() && stored.amountMinor().get() < event.amountMinor()) {
+                return new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "amountMinor",
+                        "more than the remaining amount " + stored.amountMinor().get() + " of authorisation " + event.authorisationId()
+                                + "; the stored amount stays"));
+            }
+            return new Next.Write(new ReduceAuthorisation(event));
+        }
+        if (all && stored.endEventId().isEmpty() && !Authorisations.STATE_VOIDED.equals(stored.state())
+                && !IngestStore.NO_STATE.equals(stored.state())) {
+            // Decided before it, and the reversal gave back the whole hold: recorded as its end beside the decision, so
+            // delivery cancels the command (CANCELLED_ENDED) instead of releasing a hold that is gone.
+            return new Next.Write(new RecordEndBesideDecision(event.asEnd(), stored.state()));
+        }
+        return new Next.Duplicate("the authorisation is no longer pending (state " + stored.state()
+                + "): a partial reversal changes nothing the reconciler decides");
     }
 
     private Next afterCreate(AuthorisationCreated event, StoredAuthorisation stored) {
@@ -131,8 +211,23 @@ public final class IngestionDecision {
         if (stored.settlementEventId().equals(Optional.of(event.eventId()))) {
             return new Next.DuplicateAfter(new LeaveIndexOnSettlement(event), "event already applied");
         }
-        // One settlement per authorisation in the reconciler's schema: the first stored stays (its settledAt is what
-        // delivery compared against); a later one changes nothing the reconciler decides.
+        if (event.captureSequence().isPresent() && !stored.captures().isEmpty()) {
+            int sequence = event.captureSequence().get();
+            Long storedAmount = stored.captures().get(sequence);
+            if (storedAmount != null) {
+                return storedAmount == event.amountMinor()
+                        ? new Next.Duplicate("capture " + sequence + " already applied with the same amount")
+                        : new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "amountMinor", "differs from capture " + sequence
+                        + " stored for authorisation " + event.authorisationId() + " (" + storedAmount + "); the stored capture stays"));
+            }
+            if (stored.currency().isPresent() && !stored.currency().equals(Optional.of(event.currency()))) {
+                return new Next.Conflict(new Refusal(Refusal.Reason.CONFLICT, "currency", "differs from the stored captures of authorisation "
+                        + event.authorisationId() + " (" + stored.currency().get() + ")"));
+            }
+            return new Next.Write(new AddCapture(event));
+        }
+        // Version 1 (no captureSequence), or captures on a version 1 settlement: one settlement per authorisation, the first
+        // stored stays (its settledAt is what delivery compared against); a later one changes nothing the reconciler decides.
         return new Next.Duplicate("the authorisation already has a settlement (event "
                 + stored.settlementEventId().orElse("unrecorded") + ")");
     }

@@ -239,7 +239,9 @@ final class BatchRounds {
             return Optional.empty();
         }
         Candidate candidate = Candidate.fromItem(item);
-        return candidate.authorisedAt().isBefore(cutoff) ? Optional.of(candidate) : Optional.empty();
+        // A hold valid until a given instant (an increment may just have moved it) is not decided again here, where the
+        // window's start is not known: it stays in the index, and the page's own check (HoldValidity) decides it later.
+        return candidate.authorisedAt().isBefore(cutoff) && candidate.holdUntil().isEmpty() ? Optional.of(candidate) : Optional.empty();
     }
 
     /**

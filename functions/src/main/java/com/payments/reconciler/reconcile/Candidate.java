@@ -16,15 +16,22 @@ import java.util.regex.Pattern;
  * eventually consistent); the transaction's condition on it is the truth.
  */
 public record Candidate(String authorisationId, long observedVersion, long amountMinor, String currency,
-                        Instant authorisedAt, String shard, Optional<String> providerReference) {
+                        Instant authorisedAt, String shard, Optional<String> providerReference, Optional<Instant> holdUntil) {
 
     public Candidate {
         Objects.requireNonNull(providerReference, "providerReference");
+        Objects.requireNonNull(holdUntil, "holdUntil");
     }
 
-    /** A candidate without a provider reference. */
+    /** A candidate without a provider reference or a hold validity. */
     public Candidate(String authorisationId, long observedVersion, long amountMinor, String currency, Instant authorisedAt, String shard) {
-        this(authorisationId, observedVersion, amountMinor, currency, authorisedAt, shard, Optional.empty());
+        this(authorisationId, observedVersion, amountMinor, currency, authorisedAt, shard, Optional.empty(), Optional.empty());
+    }
+
+    /** A candidate with a provider reference and no hold validity. */
+    public Candidate(String authorisationId, long observedVersion, long amountMinor, String currency, Instant authorisedAt, String shard,
+                     Optional<String> providerReference) {
+        this(authorisationId, observedVersion, amountMinor, currency, authorisedAt, shard, providerReference, Optional.empty());
     }
 
     /** The business operation: every retry, redelivery and rerun reuses it (docs/design.md §4). */
@@ -69,6 +76,8 @@ public record Candidate(String authorisationId, long observedVersion, long amoun
                 currency,
                 Instant.ofEpochMilli(Attr.number(item, Authorisations.AUTHORISED_AT, what)),
                 Attr.string(item, Authorisations.PENDING_SHARD, what),
-                providerReference(item, what));
+                providerReference(item, what),
+                item.containsKey(Authorisations.HOLD_UNTIL)
+                        ? Optional.of(Instant.ofEpochMilli(Attr.number(item, Authorisations.HOLD_UNTIL, what))) : Optional.empty());
     }
 }

@@ -140,6 +140,11 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         List<Candidate> releasable = new ArrayList<>();
         List<Candidate> settledInIndex = new ArrayList<>();
         for (Candidate candidate : batch) {
+            if (!HoldValidity.dueInWindow(candidate, window.gracePeriod(), window.windowStart())) {
+                // Valid longer than the grace period (holdUntil): it stays in the index, and a later night decides it.
+                LOG.info("not due before its holdUntil {}: {}", candidate.holdUntil().orElseThrow(), candidate.authorisationId());
+                continue;
+            }
             if (settled.contains(candidate.authorisationId())) {
                 if (!window.dryRun()) {
                     settledInIndex.add(candidate);

@@ -52,7 +52,7 @@ public final class Tables {
         /** Ingestion's records (docs/integration.md): the event that created the item, and its end if any. */
         public static final String CREATED_EVENT_ID = "createdEventId";
         public static final String END_EVENT_ID = "endEventId";
-        /** {@code VOIDED} or {@code EXPIRED}: which platform event ended the authorisation. */
+        /** {@code VOIDED}, {@code EXPIRED} or {@code REVERSED} (a full reversal): which platform event ended the authorisation. */
         public static final String END_KIND = "endKind";
         public static final String ENDED_AT = "endedAt";
         /**
@@ -67,6 +67,15 @@ public final class Tables {
          * command under the same name, so the provider adapter can address the hold by the provider's own id.
          */
         public static final String PROVIDER_REFERENCE = "providerReference";
+        /**
+         * The validity the network gave the hold (epoch ms; contract version 2, on a create or an increment): the night
+         * does not release it before this instant, whatever the grace period says (docs/design.md, "Holds valid longer").
+         */
+        public static final String HOLD_UNTIL = "holdUntil";
+        /** The platform's time of the latest increment or partial reversal applied (epoch ms): an older increment is superseded. */
+        public static final String LAST_CHANGED_AT = "lastChangedAt";
+        /** The event ids of the increments and partial reversals applied (a string set): a redelivery is recognised, never applied twice. */
+        public static final String LIFECYCLE_EVENT_IDS = "lifecycleEventIds";
 
         public static final String PENDING_BY_AGE = "pending-by-age";
 
@@ -88,6 +97,15 @@ public final class Tables {
         public static final String SETTLEMENT_EVENT_ID = "settlementEventId";
         public static final String AMOUNT_MINOR = "amountMinor";
         public static final String CURRENCY = "currency";
+        /**
+         * Version 2's captures: a map from captureSequence (as a string) to its amount (minor units); {@link #AMOUNT_MINOR}
+         * is their sum, the settled amount. Absent on a version 1 settlement (one per authorisation, no sequence).
+         */
+        public static final String CAPTURES = "captures";
+        /** True once a capture said no more follow. */
+        public static final String FINAL_CAPTURE = "finalCapture";
+        /** The settledAt of the latest capture added (epoch ms); {@link #SETTLED_AT} stays the first one's. */
+        public static final String LAST_SETTLED_AT = "lastSettledAt";
 
         public static final TableSchema SCHEMA = new TableSchema("Settlements",
                 new KeyAttribute(AUTHORISATION_ID, AttributeType.S), List.of(), Optional.empty(), true);

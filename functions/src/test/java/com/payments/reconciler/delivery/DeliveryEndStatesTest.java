@@ -1,5 +1,7 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.ingest.IngestOutcome;
+
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.reconcile.DeliveryMark;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -69,6 +72,49 @@ class DeliveryEndStatesTest {
     @Test
     void anExpiryArrivingBetweenDecisionAndDeliveryCancelsTheCommandBeforeAnyProviderCall(LocalDynamo.Engine engine) {
         anEndAfterTheDecisionCancelsTheCommand(engine, "authorisation.expired", "EXPIRED");
+    }
+
+    /**
+     * Contract version 2: a full reversal after the decision ends the authorisation like a void, so its command is
+     * cancelled (CANCELLED_ENDED) and the provider performs nothing. Version 1 had no reversal: the event was refused.
+     */
+    @Test
+    void aFullReversalAfterTheDecisionCancelsTheCommandAndTheProviderPerformsNothing(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1", "auth-2", "auth-3");
+        Instant reversedAt = world.clock.instant().minusSeconds(30);
+        assertThat(world.ingestion.ingest("""
+                {"version":2,"type":"authorisation.reversed","eventId":"evt-rev-2","authorisationId":"auth-2","full":true,"reversedAt":"%s"}"""
+                .formatted(reversedAt))).isInstanceOf(IngestOutcome.Accepted.class);
+        // A reversal of the whole remaining amount (auth-3 was authorised for 1,002) is a full one too.
+        assertThat(world.ingestion.ingest("""
+                {"version":2,"type":"authorisation.reversed","eventId":"evt-rev-3","authorisationId":"auth-3","amountMinor":1002,                "currency":"EUR","reversedAt":"%s"}""".formatted(reversedAt))).isInstanceOf(IngestOutcome.Accepted.class);
+
+        world.invoke(world.handler(world.fixedGuard(), 2), lease, 0, null, context);
+
+        for (String op : List.of(ops.get(1), ops.get(2))) {
+            assertThat(world.provider.effect(op).requests()).as("no provider request for " + op).isZero();
+            assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_CANCELLED_ENDED);
+            assertThat(world.command(op).get("authorisationEndKind")).isEqualTo(AttributeValue.fromS("REVERSED"));
+        }
+        assertThat(world.status(ops.get(0))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryCancelledEnded\":2"));
+        assertThat(world.audit(true).violations()).isEmpty();
+    }
+
+    /** A partial reversal after the decision changes nothing: the release gives back what remains. */
+    @Test
+    void aPartialReversalAfterTheDecisionLeavesTheReleaseToGiveBackTheRest(LocalDynamo.Engine engine) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        List<String> ops = world.command(lease, "auth-1");
+        assertThat(world.ingestion.ingest("""
+                {"version":2,"type":"authorisation.reversed","eventId":"evt-rev-1","authorisationId":"auth-1","amountMinor":10,                "currency":"EUR","reversedAt":"%s"}""".formatted(world.clock.instant().minusSeconds(30)))).isInstanceOf(IngestOutcome.Duplicate.class);
+
+        world.invoke(world.handler(world.fixedGuard(), 2), lease, 0, null, context);
+
+        assertThat(world.status(ops.getFirst())).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
     }
 
     private void anEndAfterTheDecisionCancelsTheCommand(LocalDynamo.Engine engine, String eventType, String endKind) {

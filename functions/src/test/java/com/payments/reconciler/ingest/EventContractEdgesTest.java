@@ -137,6 +137,7 @@ class EventContractEdgesTest {
             case Next.Duplicate d -> assertThat(d.why()).startsWith("the authorisation already ended (event ");
             case Next.Write w -> throw new AssertionError("a repeat writes nothing here: " + w);
             case Next.DuplicateAfter d -> throw new AssertionError("only a repeated settlement repeats its follow-up: " + d);
+            case Next.NotYet n -> throw new AssertionError("only an increment or a partial reversal waits for its create: " + n);
         }
     }
 

@@ -20,17 +20,26 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The published schema of the event contract (docs/schema/events-v1.schema.json) and the decoder agree on its
- * examples: each valid example passes both, each invalid one is refused by both, the decoder naming the example's
+ * The published schemas of the event contract (docs/schema/events-v1.schema.json and events-v2.schema.json) and the
+ * decoder agree on their examples: each valid example passes both, each invalid one is refused by both, the decoder naming the example's
  * field. Where the schema cannot express a rule (the card-number screen), the example says so and only the decoder
  * is held to it.
  */
 class EventSchemaExamplesTest {
 
-    static final Path SCHEMA = Path.of(System.getProperty("reconciler.repositoryRoot", "..")).resolve("docs/schema/events-v1.schema.json");
+    static final Path SCHEMAS = Path.of(System.getProperty("reconciler.repositoryRoot", "..")).resolve("docs/schema");
+    static final Path SCHEMA = SCHEMAS.resolve("events-v1.schema.json");
+
+    static Path schemaOf(int version) {
+        return SCHEMAS.resolve("events-v" + version + ".schema.json");
+    }
 
     static JsonNode document() throws IOException {
-        return Json.mapper().readTree(Files.readString(SCHEMA));
+        return document(EventDecoder.VERSION_1);
+    }
+
+    static JsonNode document(int version) throws IOException {
+        return Json.mapper().readTree(Files.readString(schemaOf(version)));
     }
 
     static Schema schema(JsonNode document) {
@@ -39,31 +48,37 @@ class EventSchemaExamplesTest {
 
     static Stream<Arguments> valid() throws IOException {
         List<Arguments> out = new ArrayList<>();
-        document().path("examples").forEach(e -> out.add(Arguments.of(e.path("type").asText() + " " + e.path("eventId").asText(), e)));
+        for (int version : EventDecoder.VERSIONS) {
+            document(version).path("examples").forEach(e -> out.add(Arguments.of(
+                    "v" + version + " " + e.path("type").asText() + " " + e.path("eventId").asText(), version, e)));
+        }
         return out.stream();
     }
 
     static Stream<Arguments> invalid() throws IOException {
         List<Arguments> out = new ArrayList<>();
-        document().path("x-invalidExamples").forEach(e -> out.add(Arguments.of(e.path("why").asText(), e)));
+        for (int version : EventDecoder.VERSIONS) {
+            document(version).path("x-invalidExamples").forEach(e -> out.add(Arguments.of("v" + version + " " + e.path("why").asText(), version, e)));
+        }
         return out.stream();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("valid")
-    void aValidExamplePassesTheSchemaAndTheDecoder(String name, JsonNode example) throws IOException {
-        assertThat(schema(document()).validate(example)).as("schema errors").isEmpty();
+    void aValidExamplePassesTheSchemaAndTheDecoder(String name, int version, JsonNode example) throws IOException {
+        assertThat(example.path("version").asInt()).as("an example of its own version").isEqualTo(version);
+        assertThat(schema(document(version)).validate(example)).as("schema errors").isEmpty();
         assertThat(new EventDecoder().decode(example.toString())).isInstanceOf(EventDecoder.Decoded.Valid.class);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalid")
-    void anInvalidExampleIsRefusedByBothNamingItsField(String why, JsonNode example) throws IOException {
+    void anInvalidExampleIsRefusedByBothNamingItsField(String why, int version, JsonNode example) throws IOException {
         JsonNode event = example.path("event");
         if (example.has("schemaCannotTell")) {
-            assertThat(schema(document()).validate(event)).as("the schema cannot tell: " + example.path("schemaCannotTell").asText()).isEmpty();
+            assertThat(schema(document(version)).validate(event)).as("the schema cannot tell: " + example.path("schemaCannotTell").asText()).isEmpty();
         } else {
-            assertThat(schema(document()).validate(event)).as("schema errors").isNotEmpty();
+            assertThat(schema(document(version)).validate(event)).as("schema errors").isNotEmpty();
         }
         EventDecoder.Decoded decoded = new EventDecoder().decode(event.toString());
         assertThat(decoded).isInstanceOf(EventDecoder.Decoded.Refused.class);
@@ -72,18 +87,47 @@ class EventSchemaExamplesTest {
         assertThat(refusal.reason().name()).isEqualTo(example.path("reason").asText(Refusal.Reason.MALFORMED.name()));
     }
 
-    @Test
-    void theSchemaCoversEveryTypeTheDecoderAcceptsWithExactlyItsFields() throws IOException {
-        JsonNode defs = document().path("$defs");
-        for (var type : EventDecoder.FIELDS.entrySet()) {
+    @ParameterizedTest(name = "version {0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {EventDecoder.VERSION_1, EventDecoder.VERSION_2})
+    void theSchemaCoversEveryTypeTheDecoderAcceptsWithExactlyItsFields(int version) throws IOException {
+        JsonNode defs = document(version).path("$defs");
+        List<String> schemaTypes = new ArrayList<>();
+        document(version).path("oneOf").forEach(ref -> schemaTypes.add(ref.path("$ref").asText().replace("#/$defs/", "")));
+        assertThat(schemaTypes).as("the types of version " + version).containsExactlyInAnyOrderElementsOf(EventDecoder.fields(version).keySet());
+        for (var type : EventDecoder.fields(version).entrySet()) {
             List<String> schemaFields = new ArrayList<>();
             defs.path(type.getKey()).path("properties").fieldNames().forEachRemaining(schemaFields::add);
             assertThat(schemaFields).as(type.getKey()).containsExactlyInAnyOrderElementsOf(type.getValue());
+            List<String> required = new ArrayList<>();
+            defs.path(type.getKey()).path("required").forEach(r -> required.add(r.asText()));
+            assertThat(required).as(type.getKey() + " required").containsExactlyInAnyOrderElementsOf(EventDecoder.requiredFields(version).get(type.getKey()));
             assertThat(defs.path(type.getKey()).path("additionalProperties").asBoolean(true)).as(type.getKey() + " closed").isFalse();
         }
         List<String> valid = new ArrayList<>();
-        document().path("examples").forEach(e -> valid.add(e.path("type").asText()));
-        assertThat(valid).as("a valid example of every type").containsAll(EventDecoder.FIELDS.keySet());
+        document(version).path("examples").forEach(e -> valid.add(e.path("type").asText()));
+        assertThat(valid).as("a valid example of every type").containsAll(EventDecoder.fields(version).keySet());
+    }
+
+    /** The known-bad version 2 schema: an increment's time made optional. The agreement check must notice. */
+    @Test
+    void aSchemaThatDropsARequiredFieldDisagreesWithTheDecoder() throws IOException {
+        JsonNode broken = document(EventDecoder.VERSION_2).deepCopy();
+        com.fasterxml.jackson.databind.node.ArrayNode required =
+                (com.fasterxml.jackson.databind.node.ArrayNode) broken.path("$defs").path("authorisation.incremented").path("required");
+        for (int i = 0; i < required.size(); i++) {
+            if ("incrementedAt".equals(required.get(i).asText())) {
+                required.remove(i);
+            }
+        }
+        JsonNode noTime = null;
+        for (JsonNode e : document(EventDecoder.VERSION_2).path("x-invalidExamples")) {
+            if ("incrementedAt".equals(e.path("field").asText())) {
+                noTime = e.path("event");
+            }
+        }
+        assertThat(noTime).isNotNull();
+        assertThat(schema(broken).validate(noTime)).as("the broken schema accepts it").isEmpty();
+        assertThat(new EventDecoder().decode(noTime.toString())).as("the decoder does not").isInstanceOf(EventDecoder.Decoded.Refused.class);
     }
 
     /** The known-bad schema: one type opened to unknown fields. The agreement check must notice. */

@@ -188,6 +188,8 @@ class IngestionOrderProperties {
                 case IngestEvent.SettlementPosted s -> dynamo.putItem(b -> b.tableName(tables.settlements()).item(Map.of(
                         Settlements.AUTHORISATION_ID, key.get(Authorisations.AUTHORISATION_ID),
                         Settlements.SETTLED_AT, AttributeValue.fromN(Long.toString(s.settledAt().toEpochMilli())))));
+                case IngestEvent.AuthorisationIncremented i -> throw new IllegalArgumentException("version 1 streams only: " + i);
+                case IngestEvent.AuthorisationReversed r -> throw new IllegalArgumentException("version 1 streams only: " + r);
                 case IngestEvent.ProviderOutcome o -> throw new IllegalArgumentException("no provider outcomes in these properties");
             }
         }

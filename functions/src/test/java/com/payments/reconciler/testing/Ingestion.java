@@ -68,6 +68,12 @@ public final class Ingestion {
         return outcome;
     }
 
+    /** Any event body through the real ingestion path (decoder, decision, conditional writes). */
+    public IngestOutcome ingest(String body) {
+        return new EventIngestion(new EventDecoder(), new IngestionDecision(shards),
+                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7))).ingest(body);
+    }
+
     public Map<String, AttributeValue> authorisation(String id) {
         return dynamo.getItem(b -> b.tableName(tables.authorisations()).consistentRead(true)
                 .key(Map.of(Authorisations.AUTHORISATION_ID, s(id)))).item();

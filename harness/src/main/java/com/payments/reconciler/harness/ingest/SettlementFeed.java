@@ -57,18 +57,27 @@ public final class SettlementFeed implements AutoCloseable {
     }
 
     /**
-     * Ends each authorisation the way the platform records a void or an expiry ({@code type} is
-     * {@link EventDecoder#TYPE_VOIDED} or {@link EventDecoder#TYPE_EXPIRED}), at the clock's now, duplicated and reordered.
+     * Ends each authorisation the way the platform records a void, an expiry or a full reversal ({@code type} is
+     * {@link EventDecoder#TYPE_VOIDED}, {@link EventDecoder#TYPE_EXPIRED} or {@link EventDecoder#TYPE_REVERSED}), at the clock's
+     * now, duplicated and reordered.
      */
     public synchronized PlatformFeed.Tally end(List<String> authorisationIds, String type) {
-        if (!EventDecoder.TYPE_VOIDED.equals(type) && !EventDecoder.TYPE_EXPIRED.equals(type)) {
-            throw new IllegalArgumentException("an end is " + EventDecoder.TYPE_VOIDED + " or " + EventDecoder.TYPE_EXPIRED + ", not " + type);
+        if (!EventDecoder.TYPE_VOIDED.equals(type) && !EventDecoder.TYPE_EXPIRED.equals(type) && !EventDecoder.TYPE_REVERSED.equals(type)) {
+            throw new IllegalArgumentException("an end is " + EventDecoder.TYPE_VOIDED + ", " + EventDecoder.TYPE_EXPIRED + " or "
+                    + EventDecoder.TYPE_REVERSED + ", not " + type);
         }
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         List<String> bodies = new ArrayList<>();
         for (String id : authorisationIds) {
-            bodies.add(Json.mapper().createObjectNode().put("version", 1).put("type", type).put("eventId", "ended-mid-run:" + id)
-                    .put("authorisationId", id).put("endedAt", now.toString()).toString());
+            ObjectNode event = Json.mapper().createObjectNode().put("version", EventDecoder.VERSION).put("type", type).put("eventId", "ended-mid-run:" + id)
+                    .put("authorisationId", id);
+            // Contract version 2's full reversal ends an authorisation like a void: the whole remaining hold given back.
+            if (EventDecoder.TYPE_REVERSED.equals(type)) {
+                event.put("full", true).put("reversedAt", now.toString());
+            } else {
+                event.put("endedAt", now.toString());
+            }
+            bodies.add(event.toString());
         }
         return publish(bodies, "end");
     }
@@ -100,7 +109,7 @@ public final class SettlementFeed implements AutoCloseable {
     private String settlement(String authorisationId, String eventSuffix, Instant settledAt) {
         Map<String, AttributeValue> item = pipeline.dynamo().getItem(b -> b.tableName(pipeline.tables().authorisations()).consistentRead(true)
                 .key(Map.of(Authorisations.AUTHORISATION_ID, AttributeValue.fromS(authorisationId)))).item();
-        ObjectNode event = Json.mapper().createObjectNode().put("version", 1).put("type", "settlement.posted")
+        ObjectNode event = Json.mapper().createObjectNode().put("version", EventDecoder.VERSION).put("type", "settlement.posted")
                 .put("eventId", "settled-" + eventSuffix + ":" + authorisationId).put("authorisationId", authorisationId)
                 .put("amountMinor", Long.parseLong(item.get(Authorisations.AMOUNT_MINOR).n()))
                 .put("currency", item.get(Authorisations.CURRENCY).s())

@@ -34,10 +34,11 @@ public final class EndsAfterDecision implements InvocationHook, AutoCloseable {
     private Chosen chosen;
 
     /** The authorisations the platform ended or captured after the decision, by kind. */
-    public record Chosen(List<String> voided, List<String> expired, List<String> captured) {
+    public record Chosen(List<String> voided, List<String> expired, List<String> reversed, List<String> captured) {
         public Set<String> all() {
             Set<String> all = new java.util.HashSet<>(voided);
             all.addAll(expired);
+            all.addAll(reversed);
             all.addAll(captured);
             return all;
         }
@@ -70,23 +71,27 @@ public final class EndsAfterDecision implements InvocationHook, AutoCloseable {
             }
         }
         pending.sort(null);
-        int wanted = (int) Math.min(pending.size(), Math.max(3, Math.round(pending.size() * SHARE)));
-        List<List<String>> kinds = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        int wanted = (int) Math.min(pending.size(), Math.max(4, Math.round(pending.size() * SHARE)));
+        List<List<String>> kinds = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         for (int k = 0; k < wanted; k++) {
-            kinds.get(k % 3).add(pending.remove(random.nextInt(pending.size())));
+            kinds.get(k % kinds.size()).add(pending.remove(random.nextInt(pending.size())));
         }
-        chosen = new Chosen(List.copyOf(kinds.get(0)), List.copyOf(kinds.get(1)), List.copyOf(kinds.get(2)));
+        chosen = new Chosen(List.copyOf(kinds.get(0)), List.copyOf(kinds.get(1)), List.copyOf(kinds.get(2)), List.copyOf(kinds.get(3)));
         if (!chosen.voided().isEmpty()) {
             feed.end(chosen.voided(), EventDecoder.TYPE_VOIDED);
         }
         if (!chosen.expired().isEmpty()) {
             feed.end(chosen.expired(), EventDecoder.TYPE_EXPIRED);
         }
+        if (!chosen.reversed().isEmpty()) {
+            feed.end(chosen.reversed(), EventDecoder.TYPE_REVERSED);
+        }
         if (!chosen.captured().isEmpty()) {
             feed.settle(chosen.captured());
         }
         console.accept("after the decision, before delivery, the platform voided " + chosen.voided().size() + ", expired "
-                + chosen.expired().size() + " and captured " + chosen.captured().size() + " of the " + (pending.size() + wanted)
+                + chosen.expired().size() + ", fully reversed " + chosen.reversed().size() + " and captured " + chosen.captured().size()
+                + " of the " + (pending.size() + wanted)
                 + " authorisations the night asked to release");
     }
 

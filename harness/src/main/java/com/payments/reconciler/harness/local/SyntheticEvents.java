@@ -1,6 +1,7 @@
 package com.payments.reconciler.harness.local;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.workflow.Json;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,7 +68,7 @@ public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodi
     /** The fields every event of the contract carries, for the synthetic feeds to fill in. */
     public static ObjectNode event(String type, String eventId, String authorisationId) {
         ObjectNode e = Json.mapper().createObjectNode();
-        e.put("version", 1);
+        e.put("version", EventDecoder.VERSION);
         e.put("type", type);
         e.put("eventId", eventId);
         e.put("authorisationId", authorisationId);

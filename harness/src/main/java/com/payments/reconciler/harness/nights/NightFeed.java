@@ -2,6 +2,7 @@ package com.payments.reconciler.harness.nights;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.harness.local.SyntheticEvents;
+import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.workflow.Json;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,8 @@ import java.util.SplittableRandom;
  * lands after the 72 h grace: late captures), some never; some voided or expired within two days. Every event
  * happens during the platform's day, 4 h to 20 h after the day's window start, so none is timed while a night
  * runs (a night starts at its window start and takes minutes). Times, amounts and delays are drawn from the seed; which
- * authorisations settle, end or stay open is spread evenly over each day's volume: an event is published by the first batch after its
+ * authorisations settle (every third in two numbered captures), end, grow (an increment a day later), give part of the hold back
+ * (a partial reversal a day later) or stay open is spread evenly over each day's volume: an event is published by the first batch after its
  * time, and the batch a night is preceded by holds every event timed before it. Synthetic ids and amounts only.
  *
  * @param firstDay the first day's window start (its events start 4 h later)
@@ -33,6 +35,10 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
     static final double SETTLED_SOON = 0.55;
     static final double SETTLED_LATE = 0.20;
     static final double ENDED = 0.05;
+    /** Contract version 2 (docs/integration.md): of the open ones, some grow a day later (a hotel's increment) ... */
+    static final double INCREMENTED = 0.05;
+    /** ... and some give part of the hold back a day later (a partial reversal); every third settled one is captured in two parts. */
+    static final double PARTLY_REVERSED = 0.05;
     private static final String[] CURRENCIES = {"EUR", "GBP", "USD"};
     private static final double GOLDEN = 0.6180339887498949;
 
@@ -64,17 +70,43 @@ public record NightFeed(Instant firstDay, int days, int perDay, long seed) {
                             ? Duration.ofMinutes(Duration.ofDays(1).toMinutes() + random.nextLong(Duration.ofDays(2).toMinutes()))
                             : Duration.ofMinutes(Duration.ofDays(3).toMinutes() + random.nextLong(Duration.ofDays(7).toMinutes()));
                     Instant settledAt = duringTheDay(at.plus(delay));
-                    events.add(new Event(settledAt, id, "settlement.posted", SyntheticEvents.event("settlement.posted", "settled:" + id, id)
-                            .put("amountMinor", amount).put("currency", currency).put("settledAt", settledAt.toString()).toString()));
+                    if (i % 3 == 0 && amount > 1) {
+                        // A split capture: two numbered parts summing to the amount, the second one final.
+                        long first = amount / 2;
+                        Instant secondAt = duringTheDay(settledAt.plus(Duration.ofMinutes(30)));
+                        events.add(new Event(settledAt, id, "settlement.posted", capture(id, 1, first, currency, settledAt, false)));
+                        events.add(new Event(secondAt, id, "settlement.posted", capture(id, 2, amount - first, currency, secondAt, true)));
+                    } else {
+                        events.add(new Event(settledAt, id, "settlement.posted", SyntheticEvents.event("settlement.posted", "settled:" + id, id)
+                                .put("amountMinor", amount).put("currency", currency).put("settledAt", settledAt.toString()).toString()));
+                    }
                 } else if (fate < SETTLED_SOON + SETTLED_LATE + ENDED) {
                     Instant endedAt = duringTheDay(at.plus(Duration.ofMinutes(60 + random.nextLong(Duration.ofHours(47).toMinutes()))));
                     String type = random.nextBoolean() ? "authorisation.voided" : "authorisation.expired";
                     events.add(new Event(endedAt, id, type, SyntheticEvents.event(type, "ended:" + id, id).put("endedAt", endedAt.toString()).toString()));
+                } else if (fate < SETTLED_SOON + SETTLED_LATE + ENDED + INCREMENTED + PARTLY_REVERSED) {
+                    // A day later (so in a later batch than its create, and before the night it becomes due in): still open,
+                    // and still released once due, at its new amount.
+                    Instant changedAt = duringTheDay(at.plus(DAY));
+                    boolean increment = fate < SETTLED_SOON + SETTLED_LATE + ENDED + INCREMENTED;
+                    String type = increment ? EventDecoder.TYPE_INCREMENTED : EventDecoder.TYPE_REVERSED;
+                    ObjectNode change = SyntheticEvents.event(type, (increment ? "incremented:" : "reversed:") + id, id).put("currency", currency);
+                    if (increment) {
+                        change.put("amountMinor", amount + 1 + random.nextLong(100_000)).put("incrementedAt", changedAt.toString());
+                    } else {
+                        change.put("amountMinor", Math.max(1, amount / 4)).put("reversedAt", changedAt.toString());
+                    }
+                    events.add(new Event(changedAt, id, type, change.toString()));
                 }
             }
         }
         events.sort(Comparator.comparing(Event::at));
         return events;
+    }
+
+    private static String capture(String id, int sequence, long amount, String currency, Instant at, boolean last) {
+        return SyntheticEvents.event("settlement.posted", "settled:" + id + ":" + sequence, id).put("amountMinor", amount).put("currency", currency)
+                .put("settledAt", at.toString()).put("captureSequence", sequence).put("finalCapture", last).toString();
     }
 
     /** {@code t}, or the next start of the platform's day when {@code t} falls outside it. */
