@@ -49,6 +49,23 @@ class StackConfigTest {
         assertThat(WindowConfig.fromEnvironment(config.windowEnvironment())).isEqualTo(config.window());
     }
 
+    /** provider=stripe reaches DeliverCommands; with it a key retention past Stripe's documented 24 h is refused (known-bad: P2D). */
+    @Test
+    void stripeIsSelectedAndARetentionPastItsPruningIsRefused() {
+        StackConfig stripe = StackConfig.fromContext(key -> key.equals(StackConfig.PROVIDER) ? "stripe" : null);
+        assertThat(stripe.providerAdapterEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_ADAPTER, "stripe"));
+        assertThat(StackConfig.fromContext(key -> Map.<String, Object>of(StackConfig.PROVIDER, "stripe",
+                StackConfig.PROVIDER_KEY_RETENTION, "PT12H").get(key)).providerKeyRetention().retention()).isEqualTo(Duration.ofHours(12));
+        assertThatThrownBy(() -> StackConfig.fromContext(key -> Map.<String, Object>of(StackConfig.PROVIDER, "stripe",
+                StackConfig.PROVIDER_KEY_RETENTION, "P2D").get(key)))
+                .isInstanceOf(InvalidContext.class)
+                .hasMessageStartingWith("context key '" + StackConfig.PROVIDER_KEY_RETENTION + "' ")
+                .hasMessageContaining("at most PT24H with provider=stripe");
+        // The generic contract documents no pruning: any retention the key accepts.
+        assertThat(StackConfig.fromContext(key -> key.equals(StackConfig.PROVIDER_KEY_RETENTION) ? "P2D" : null)
+                .providerKeyRetention().retention()).isEqualTo(Duration.ofDays(2));
+    }
+
     /** cdk.json's context is the documented defaults, key for key, so `cdk synth` from a fresh clone deploys them. */
     @Test
     void cdkJsonContextIsTheDefaults() throws IOException {
@@ -130,7 +147,7 @@ class StackConfigTest {
             "providerKeyRetention|P400D|at most P366D",
             "reserveConcurrency|yes|true or false",
             "tableDeletionProtection|on|true or false",
-            "provider|paypal|must be one of generic-http",
+            "provider|paypal|must be one of generic-http | stripe",
             "provider|Generic-HTTP|must be one of generic-http",
     })
     void badValuesAreRefusedNamingTheKey(String key, String value, String form) {

@@ -26,6 +26,11 @@ public final class ProviderAdapters {
         /** Today's contract ({@code POST /holds/{id}/release}, docs/integration.md): {@link HttpProviderClient}. */
         GENERIC_HTTP("generic-http", Optional.empty()),
         /**
+         * Stripe's PaymentIntents ({@link StripeAdapter}). Stripe documents that idempotency keys may be pruned once at
+         * least 24 hours old: a longer {@code providerKeyRetention} would re-send blindly past that, so it is refused.
+         */
+        STRIPE("stripe", Optional.of(Duration.ofHours(24))),
+        /**
          * Adyen's Checkout API cancel ({@link AdyenProviderClient}): asynchronous, the outcome arrives in a CANCELLATION
          * webhook. Adyen keeps idempotency keys at least 31 days after first submission (docs.adyen.com, API idempotency).
          */
@@ -95,6 +100,7 @@ public final class ProviderAdapters {
                                         Optional<String> merchantAccount) {
         return switch (adapter) {
             case GENERIC_HTTP -> HttpProviderClient.create(baseUrl, credentials, clock);
+            case STRIPE -> StripeAdapter.create(baseUrl, credentials, clock);
             case ADYEN -> AdyenProviderClient.create(baseUrl, credentials, merchantAccount.orElseThrow(() -> new IllegalStateException(
                     "environment variable " + EnvVars.PROVIDER_MERCHANT_ACCOUNT + " must name the Adyen merchant account with "
                             + EnvVars.PROVIDER_ADAPTER + "=adyen")), PendingCommand::providerReference, clock);

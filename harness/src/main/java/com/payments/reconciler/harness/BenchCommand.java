@@ -107,6 +107,10 @@ final class BenchCommand implements Callable<Integer> {
                     + "the local queue and IngestEvents, " + MIN_INGEST + " to " + MAX_INGEST + " (default: ${DEFAULT-VALUE}).")
     int ingestEvents;
 
+    @Option(names = "--provider", paramLabel = "ADAPTER", description = "The provider adapter the measured windows talk through: "
+            + "generic-http (the default) or stripe; each window reports the provider requests per released hold.")
+    String provider;
+
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42", description = "Seed of the data and the conflict model (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -222,7 +226,7 @@ final class BenchCommand implements Callable<Integer> {
         return new Benchmark.Settings(new ArrayList<>(windows), settledFraction, ingestEvents,
                 new FenceOverhead.Settings(fenceRepetitions, fenceReleases, seed),
                 new LeaseContention.Settings(writers, List.copyOf(new TreeSet<>(replicas)), writerTransactions, holdFraction, seed),
-                capacity, seed, workDir);
+                capacity, seed, workDir, LocalCommand.adapter(provider, java.util.Optional.empty()));
     }
 
     private static void requireRange(String flag, Integer value, int min, int max, String form) {

@@ -77,13 +77,18 @@ final class ChaosCommand implements Callable<Integer> {
             + "(default: the stack's, PT24H).")
     String providerKeyRetention;
 
+    @Option(names = "--provider", paramLabel = "ADAPTER", description = "The provider adapter the schedules' nights talk through: "
+            + "generic-http (the default) or stripe (the simulated provider speaks both).")
+    String provider;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/chaos", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
     /** {@code chaos --nights N}: the multi-night series with faults on every night, judged night after night. */
     private int nights(PrintWriter out, Mutant mutant) throws Exception {
-        if (mutant != null || replay != null) {
-            throw new IllegalArgumentException((mutant != null ? "--mutant" : "--replay") + ": schedules only; not with --nights");
+        if (mutant != null || replay != null || provider != null) {
+            throw new IllegalArgumentException((mutant != null ? "--mutant" : replay != null ? "--replay" : "--provider")
+                    + ": schedules only; not with --nights");
         }
         if (nights < 2 || nights > 60) {
             throw new IllegalArgumentException("--nights: must be an integer from 2 to 60, was " + nights);
@@ -140,12 +145,13 @@ final class ChaosCommand implements Callable<Integer> {
         FaultSpec rates = dynamoRates(faults);
         com.payments.reconciler.workflow.ProviderKeyRetention retention = LocalCommand.keyRetention(providerKeyRetention)
                 .orElse(com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT);
+        com.payments.reconciler.delivery.ProviderAdapters.Adapter adapter = LocalCommand.adapter(provider, java.util.Optional.of(retention));
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         PrintWriter console = json ? spec.commandLine().getErr() : out;
         ChaosCampaign campaign = new ChaosCampaign(workDir, mutant, rates, dumpState, line -> {
             console.println(line);
             console.flush();
-        }, retention);
+        }, retention, adapter);
         ChaosReport report = replay != null ? campaign.replay(replay) : campaign.run(schedules, seed);
         if (json) {
             out.println(Json.mapper().writeValueAsString(report));

@@ -1,5 +1,7 @@
 package com.payments.reconciler.harness;
 
+import com.payments.reconciler.delivery.ProviderAdapters;
+
 import com.payments.reconciler.cli.WindowOptions;
 import com.payments.reconciler.cli.ExitCodes;
 
@@ -112,6 +114,11 @@ final class LocalCommand implements Callable<Integer> {
             + "(default: the stack's, PT24H).")
     String providerKeyRetention;
 
+    @Option(names = "--provider", paramLabel = "ADAPTER", description = "The provider adapter DeliverCommands talks through, "
+            + "as the stack context provider sets it: generic-http (the default) or stripe; the simulated provider speaks both "
+            + "(Stripe's /v1/payment_intents format with its idempotency semantics).")
+    String provider;
+
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
     Path workDir;
 
@@ -152,7 +159,7 @@ final class LocalCommand implements Callable<Integer> {
         LocalRun.Options options = new LocalRun.Options(windowId, config,
                 new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
                 workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency), ownEvents,
-                keyRetention(providerKeyRetention));
+                keyRetention(providerKeyRetention), adapter(provider, keyRetention(providerKeyRetention)));
         // Last of the checks, the only one that touches the disk: nothing is created for a command line refused otherwise.
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         LocalRun.Outcome outcome = new LocalRun(options, line -> {
@@ -170,9 +177,31 @@ final class LocalCommand implements Callable<Integer> {
         return ok ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 
+    /** {@code --provider}: one of {@link ProviderAdapters#acceptedValues()}, the default when absent. */
+    static ProviderAdapters.Adapter adapter(String value, Optional<ProviderKeyRetention> retention) {
+        ProviderAdapters.Adapter adapter;
+        try {
+            adapter = value == null ? ProviderAdapters.DEFAULT : ProviderAdapters.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--provider: " + e.getMessage());
+        }
+        if (adapter == ProviderAdapters.Adapter.ADYEN) {
+            // The adapter is deployable (provider=adyen), but the local runs have no Adyen fake and webhook path yet.
+            throw new IllegalArgumentException("--provider: adyen has no local fake yet; accepted here: generic-http | stripe, was 'adyen'");
+        }
+        // As the stack refuses it: a retention past the provider's documented pruning would re-send blindly after it.
+        adapter.documentedKeyRetention().ifPresent(documented -> retention.ifPresent(r -> {
+            if (r.retention().compareTo(documented) > 0) {
+                throw new IllegalArgumentException("--provider-key-retention: must be at most " + documented + " with --provider "
+                        + adapter.contextValue() + " (the provider may prune idempotency keys that old), was " + r.retention());
+            }
+        }));
+        return adapter;
+    }
+
     /** {@code --nights N} with N > 1: the series on one moved clock (MultiNightRun). */
     private int nights(PrintWriter out, PrintWriter console, WindowConfig config, Instant now) throws Exception {
-        for (String single : List.of(EventsFile.FLAG, "--scenario", "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
+        for (String single : List.of(EventsFile.FLAG, "--provider", "--scenario", "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
                 "--settled-fraction")) {
             if (spec.commandLine().getParseResult().hasMatchedOption(single)) {
                 throw new IllegalArgumentException(single + ": one night only; with --nights N > 1 the platform's feed decides "

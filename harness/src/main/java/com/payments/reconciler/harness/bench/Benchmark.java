@@ -1,5 +1,8 @@
 package com.payments.reconciler.harness.bench;
 
+import com.payments.reconciler.delivery.ProviderAdapters;
+import com.payments.reconciler.workflow.EnvVars;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
 import com.payments.reconciler.harness.local.LocalPipeline;
@@ -44,9 +47,16 @@ public final class Benchmark {
      * @param ingestEvents about how many events the ingestion section publishes
      */
     public record Settings(List<Integer> sizes, double settledFraction, int ingestEvents, FenceOverhead.Settings fence,
-                           LeaseContention.Settings contention, Capacity.Settings capacity, long seed, Path workDir) {
+                           LeaseContention.Settings contention, Capacity.Settings capacity, long seed, Path workDir,
+                           ProviderAdapters.Adapter adapter) {
         public Settings {
             sizes = List.copyOf(sizes);
+        }
+
+        /** With the default adapter (generic-http). */
+        public Settings(List<Integer> sizes, double settledFraction, int ingestEvents, FenceOverhead.Settings fence,
+                        LeaseContention.Settings contention, Capacity.Settings capacity, long seed, Path workDir) {
+            this(sizes, settledFraction, ingestEvents, fence, contention, capacity, seed, workDir, ProviderAdapters.DEFAULT);
         }
     }
 
@@ -69,7 +79,8 @@ public final class Benchmark {
         WindowConfig config = WindowConfig.defaults();
         // The windows measure the job on the local engines, not a provider's quota: configured far above what moto sustains.
         LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), wall, false, List.of(ledger, ingestionLedger),
-                ProviderFaults.NONE, config.toEnvironment()).withEnv(UNCONSTRAINING_QUOTA.environment());
+                ProviderFaults.NONE, config.toEnvironment()).withEnv(UNCONSTRAINING_QUOTA.environment())
+                .withEnv(Map.of(EnvVars.PROVIDER_ADAPTER, settings.adapter().contextValue()));
         Measured measured;
         try (LocalPipeline pipeline = LocalPipeline.start(options)) {
             console.accept("fence overhead: " + settings.fence().repetitions() + " interleaved repetitions of "
@@ -141,6 +152,7 @@ public final class Benchmark {
         try (DynamoDbClient loader = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
             expected = data.load(loader, pipeline.tables(), input.cutoff(), input.shards());
         }
+        data.settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
         pipeline.writeLog().clear();
         InvocationProbe probe = new InvocationProbe(() -> pipeline.writeLog().clear());
         pipeline.hook(probe);
@@ -181,6 +193,8 @@ public final class Benchmark {
             console.accept(String.format(Locale.ROOT, "    %-28s %,9d requests, %.3f per released hold", purpose.label(),
                     run.requests().of(purpose), run.requestsPerRelease(purpose)));
         }
+        console.accept(String.format(Locale.ROOT, "    provider (%s adapter): %,d requests, %.3f per released hold",
+                settings.adapter().contextValue(), providerCalls, providerCalls / (double) Math.max(1, released)));
         console.accept(String.format(Locale.ROOT, "    %.3f requests, %.2f WRU and %.3f RRU per released hold; page heap peak %.0f MB, "
                         + "live %.0f MB; system load average %.1f → %.1f", run.requestsPerRelease(),
                 (double) run.requests().writeRequestUnits() / Math.max(1, released), run.requests().readRequestUnits() / Math.max(1, released),

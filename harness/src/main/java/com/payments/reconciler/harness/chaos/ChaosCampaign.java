@@ -1,5 +1,7 @@
 package com.payments.reconciler.harness.chaos;
 
+import com.payments.reconciler.delivery.ProviderAdapters;
+
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
@@ -118,6 +120,8 @@ public final class ChaosCampaign {
     private final Consumer<String> console;
     /** How long the simulated provider keeps idempotency keys, on the campaign's clock; DeliverCommands is told the same. */
     private final ProviderKeyRetention keyRetention;
+    /** The adapter DeliverCommands talks through; the simulated provider speaks every adapter's format. */
+    private final ProviderAdapters.Adapter adapter;
 
     /** {@code fenced=false} is the unfenced control: the {@link Mutant#NO_LEASE_CHECK} row of the mutant table. */
     public ChaosCampaign(Path workDir, boolean fenced, FaultSpec dynamoFaultRates, Consumer<String> console) {
@@ -136,7 +140,14 @@ public final class ChaosCampaign {
     /** @param keyRetention how long the simulated provider keeps idempotency keys (the stack's default unless {@code --provider-key-retention}) */
     public ChaosCampaign(Path workDir, Mutant mutant, FaultSpec dynamoFaultRates, Path dumpDir, Consumer<String> console,
                          ProviderKeyRetention keyRetention) {
+        this(workDir, mutant, dynamoFaultRates, dumpDir, console, keyRetention, ProviderAdapters.DEFAULT);
+    }
+
+    /** @param adapter the provider adapter the nights are configured with ({@code --provider}) */
+    public ChaosCampaign(Path workDir, Mutant mutant, FaultSpec dynamoFaultRates, Path dumpDir, Consumer<String> console,
+                         ProviderKeyRetention keyRetention, ProviderAdapters.Adapter adapter) {
         this.keyRetention = keyRetention;
+        this.adapter = adapter;
         this.workDir = workDir;
         this.mutant = mutant;
         this.dynamoFaultRates = dynamoFaultRates;
@@ -184,7 +195,7 @@ public final class ChaosCampaign {
      */
     public List<ChaosReport> runEach(List<Mutant> mutants, List<Long> scheduleSeeds) throws InterruptedException {
         List<ChaosReport> reports = new ArrayList<>();
-        try (Engines engines = Engines.start(workDir, keyRetention)) {
+        try (Engines engines = Engines.start(workDir, keyRetention, adapter)) {
             for (Mutant m : mutants) {
                 Path dump = dumpDir == null ? null : dumpDir.resolve(m == null ? CORRECT_WORKERS : m.cliName());
                 reports.add(campaignOn(engines, m, List.copyOf(scheduleSeeds), scheduleSeeds.getFirst(), false, dump, false));
@@ -199,7 +210,7 @@ public final class ChaosCampaign {
     /** The engines a campaign runs on; the slots' and the proxy's occupants change per schedule. */
     private record Engines(ShiftableClock clock, InterceptorSlot faultSlot, InterceptorSlot pauseSlot, InterceptorSlot mutantSlot,
                            LocalPipeline pipeline, ProviderProxy proxy) implements AutoCloseable {
-        static Engines start(Path workDir, ProviderKeyRetention keyRetention) {
+        static Engines start(Path workDir, ProviderKeyRetention keyRetention, ProviderAdapters.Adapter adapter) {
             ShiftableClock clock = new ShiftableClock(Clock.systemUTC());
             InterceptorSlot faultSlot = new InterceptorSlot();
             InterceptorSlot pauseSlot = new InterceptorSlot();
@@ -208,7 +219,8 @@ public final class ChaosCampaign {
             LocalPipeline.Options options = LocalPipeline.Options.defaults(workDir, clock).withFastRetries()
                     .withDynamoInterceptors(List.of(faultSlot, pauseSlot, mutantSlot))
                     .withEnv(CONFIG.toEnvironment())
-                    .withEnv(keyRetention.environment());
+                    .withEnv(keyRetention.environment())
+                    .withEnv(Map.of(EnvVars.PROVIDER_ADAPTER, adapter.contextValue()));
             LocalPipeline pipeline = LocalPipeline.start(options);
             try {
                 pipeline.limitInvocationTime(INVOCATION_TIME);
@@ -230,7 +242,7 @@ public final class ChaosCampaign {
     }
 
     private ChaosReport campaign(List<Long> seeds, long seed, boolean replay) throws InterruptedException {
-        try (Engines engines = Engines.start(workDir, keyRetention)) {
+        try (Engines engines = Engines.start(workDir, keyRetention, adapter)) {
             return campaignOn(engines, mutant, seeds, seed, replay, dumpDir, true);
         }
     }
@@ -332,8 +344,9 @@ public final class ChaosCampaign {
         // The newest window already started: today's before its window start would be refused (and is not a chaos fault).
         WindowId window = CONFIG.latestStartedWindow(clock.instant());
         ExecutionInput input = CONFIG.inputFor(window);
-        new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed())
-                .load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        SyntheticData data = new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed());
+        data.load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        data.settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
         pipeline.writeLog().clear();
         SplittableRandom random = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
         // Hooks run on the Lambda endpoint's threads: the counts are shared with them.

@@ -1,5 +1,7 @@
 package com.payments.reconciler.harness.local;
 
+import com.payments.reconciler.delivery.ProviderAdapters;
+
 import com.payments.reconciler.cli.operator.HistoryRenderer;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
 
@@ -38,6 +40,7 @@ import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
+import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderQuota;
 import java.io.IOException;
@@ -79,12 +82,23 @@ public final class LocalRun {
      * @param events a person's own events (local --events): published instead of the synthetic data, which is then unused
      * @param providerKeyRetention how long the simulated provider keeps idempotency keys (on the run's clock), and what the
      *                             night is configured with; empty: the stack's configured retention
+     * @param provider the adapter DeliverCommands talks through; the simulated provider speaks every adapter's format
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
                           Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
                           ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
                           Optional<ProviderQuota> providerQuota, Optional<EventsFile> events,
-                          Optional<ProviderKeyRetention> providerKeyRetention) {
+                          Optional<ProviderKeyRetention> providerKeyRetention, ProviderAdapters.Adapter provider) {
+
+        /** With the default adapter (generic-http). */
+        public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
+                       Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
+                       ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
+                       Optional<ProviderQuota> providerQuota, Optional<EventsFile> events,
+                       Optional<ProviderKeyRetention> providerKeyRetention) {
+            this(window, config, data, scenario, dumpState, workDir, dynamoFaults, providerFaults, fastRetries, hosting, providerQuota,
+                    events, providerKeyRetention, ProviderAdapters.DEFAULT);
+        }
 
         public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario, Optional<Path> dumpState, Path workDir,
                        List<ExecutionInterceptor> dynamoFaults, ProviderFaults providerFaults, boolean fastRetries,
@@ -151,7 +165,8 @@ public final class LocalRun {
         LocalPipeline.Options pipelineOptions = new LocalPipeline.Options(options.workDir(), clock, options.fastRetries(),
                 interceptors, options.providerFaults(), options.config().toEnvironment()).withHosting(options.hosting())
                 .withProviderQuota(options.providerQuota())
-                .withEnv(options.providerKeyRetention().orElse(ProviderKeyRetention.DEFAULT).environment());
+                .withEnv(options.providerKeyRetention().orElse(ProviderKeyRetention.DEFAULT).environment())
+                .withEnv(Map.of(EnvVars.PROVIDER_ADAPTER, options.provider().contextValue()));
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
             ExecutionInput input = options.config().inputFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
@@ -177,6 +192,9 @@ public final class LocalRun {
                 } else {
                     SyntheticEvents events = options.data().events(input.cutoff());
                     expected = events.expected();
+                    // The provider's side of the same data: a settled authorisation's hold was captured there (a stray
+                    // release meets the provider's refusal, Stripe's payment_intent_unexpected_state).
+                    options.data().settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
                     ingestion = feed.feed(events.bodies(), 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                     console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
                             + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");

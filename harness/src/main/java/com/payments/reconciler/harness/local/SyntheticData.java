@@ -1,5 +1,6 @@
 package com.payments.reconciler.harness.local;
 
+import com.payments.reconciler.local.provider.StripeWire;
 import com.payments.reconciler.reconcile.Shards;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.store.Tables.Authorisations;
@@ -98,6 +99,8 @@ public record SyntheticData(int authorisations, double settledFraction, double y
             item.put(Authorisations.MERCHANT_ID, AttributeValue.fromS(g.merchantId()));
             item.put(Authorisations.AUTHORISED_AT, AttributeValue.fromN(Long.toString(g.authorisedAt().toEpochMilli())));
             item.put(Authorisations.PENDING_SHARD, AttributeValue.fromS(Shards.key(Shards.of(g.id(), shards))));
+            // As the version 2 create carries it: the PaymentIntent the simulated provider holds for it (the Stripe adapter's).
+            item.put(Authorisations.PROVIDER_REFERENCE, AttributeValue.fromS(StripeWire.paymentIntentFor(g.id())));
             auths.add(put(item));
             if (g.settled()) {
                 settlements.add(put(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(g.id()),
@@ -112,6 +115,14 @@ public record SyntheticData(int authorisations, double settledFraction, double y
     /** The same data as the card platform's events (docs/integration.md), see {@link SyntheticEvents}. */
     public SyntheticEvents events(Instant cutoff) {
         return SyntheticEvents.of(generate(cutoff), cutoff, seed);
+    }
+
+    /**
+     * The settled authorisations' ids: their holds were captured at the provider, which the harness tells the simulated
+     * provider ({@code capture}), so a stray release meets the provider's refusal rather than a hold it would release.
+     */
+    public List<String> settledIds(Instant cutoff) {
+        return generate(cutoff).stream().filter(Generated::settled).map(Generated::id).toList();
     }
 
     /** The id of the {@code index}-th synthetic authorisation. */

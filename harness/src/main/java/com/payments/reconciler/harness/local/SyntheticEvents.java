@@ -2,6 +2,7 @@ package com.payments.reconciler.harness.local;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.ingest.EventDecoder;
+import com.payments.reconciler.local.provider.StripeWire;
 import com.payments.reconciler.workflow.Json;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,8 +11,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The synthetic data as a card platform publishes it (docs/integration.md, contract version 1): one
- * {@code authorisation.created} per authorisation, one {@code settlement.posted} per settled one, and an
+ * The synthetic data as a card platform publishes it (docs/integration.md): one {@code authorisation.created} per
+ * authorisation (contract version 2, with its providerReference), one {@code settlement.posted} per settled one, and an
  * {@code authorisation.voided} or {@code .expired} for some of the young ones — only young ones, so the night's
  * expected figures are those of the data loaded directly. Published as a standard queue delivers: some events
  * twice, all in a shuffled order (settlements and ends often before their authorisation). The duplicates, ends and
@@ -75,9 +76,14 @@ public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodi
         return e;
     }
 
+    /**
+     * Contract version 2, with the provider's id of the authorisation: the PaymentIntent id the simulated provider holds for
+     * it ({@link StripeWire#paymentIntentFor}), which the Stripe adapter cancels and the generic contract ignores.
+     */
     private static String created(SyntheticData.Generated g) {
-        return event("authorisation.created", "created:" + g.id(), g.id()).put("amountMinor", g.amountMinor())
-                .put("currency", g.currency()).put("merchantId", g.merchantId()).put("authorisedAt", g.authorisedAt().toString()).toString();
+        return event("authorisation.created", "created:" + g.id(), g.id()).put("version", 2).put("amountMinor", g.amountMinor())
+                .put("currency", g.currency()).put("merchantId", g.merchantId()).put("authorisedAt", g.authorisedAt().toString())
+                .put("providerReference", StripeWire.paymentIntentFor(g.id())).toString();
     }
 
     private static String settled(SyntheticData.Generated g, Instant settledAt) {

@@ -107,6 +107,8 @@ public final class SimulatedProvider implements AutoCloseable {
 
     private static final Pattern RELEASE_PATH = Pattern.compile("/holds/([^/]+)/release");
     private static final Pattern HOLD_PATH = Pattern.compile("/holds/([^/]+)");
+    /** Stripe's routes ({@link StripeWire}): the PaymentIntent, and its cancel. */
+    private static final Pattern STRIPE_PATH = Pattern.compile("/v1/payment_intents/([^/]+)(/cancel)?");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Set<String> BODY_FIELDS = Set.of("authorisationId", "amountMinor", "currency", "operationId");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -368,6 +370,11 @@ public final class SimulatedProvider implements AutoCloseable {
             try (InputStream in = exchange.getRequestBody()) {
                 body = in.readAllBytes();
             }
+            Matcher stripe = STRIPE_PATH.matcher(exchange.getRequestURI().getRawPath());
+            if (stripe.matches()) {
+                serveStripe(exchange, body, URLDecoder.decode(stripe.group(1), StandardCharsets.UTF_8), stripe.group(2) != null);
+                return;
+            }
             Matcher hold = HOLD_PATH.matcher(exchange.getRequestURI().getRawPath());
             if (hold.matches() && "GET".equals(exchange.getRequestMethod())) {
                 lookUp(exchange, URLDecoder.decode(hold.group(1), StandardCharsets.UTF_8));
@@ -408,43 +415,123 @@ public final class SimulatedProvider implements AutoCloseable {
                     return;
                 }
                 try {
-                    answerAdmitted(exchange, body, authorisationId, key, counter, attempt);
+                    answerAdmitted(exchange, body, authorisationId, key, counter, attempt, false);
                 } finally {
                     quota.done();
                 }
                 return;
             }
-            answerAdmitted(exchange, body, authorisationId, key, counter, attempt);
+            answerAdmitted(exchange, body, authorisationId, key, counter, attempt, false);
         }
     }
 
-    private void answerAdmitted(HttpExchange exchange, byte[] body, String authorisationId, String key, Counter counter, int attempt)
-            throws IOException {
+    /**
+     * Stripe's routes, with Stripe's semantics ({@link StripeWire}): {@code GET /v1/payment_intents/{intent}} the
+     * PaymentIntent, {@code POST /v1/payment_intents/{intent}/cancel} its cancel under the same idempotency keys, faults,
+     * quota and effect log as the generic route. The key's parameters are the path and the form body: a repeat with others
+     * is Stripe's 400 {@code idempotency_error}.
+     */
+    private void serveStripe(HttpExchange exchange, byte[] body, String intent, boolean cancel) throws IOException {
+        if (!cancel) {
+            if (!"GET".equals(exchange.getRequestMethod())) {
+                send(exchange, 405, StripeWire.error("invalid_request_error", null, "Unrecognized request URL (" + exchange.getRequestMethod() + ")"));
+                return;
+            }
+            stripeLookUp(exchange, intent);
+            return;
+        }
+        if (!"POST".equals(exchange.getRequestMethod())) {
+            send(exchange, 405, StripeWire.error("invalid_request_error", null, "Unrecognized request URL (" + exchange.getRequestMethod() + ")"));
+            return;
+        }
+        String key = exchange.getRequestHeaders().getFirst(IDEMPOTENCY_KEY);
+        if (key == null || key.isBlank()) {
+            // Stripe performs a request without a key; this fake refuses it, so that no release escapes its effect log's keys.
+            requestsWithoutKey.incrementAndGet();
+            send(exchange, 400, StripeWire.error("invalid_request_error", null, "this fake requires an Idempotency-Key"));
+            return;
+        }
+        String authorisationId = StripeWire.authorisationOf(intent).orElse(intent);
+        Counter counter = effects.computeIfAbsent(key, k -> new Counter(authorisationId));
+        int attempt = counter.requests.incrementAndGet();
+        if (burstLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            burstAnswered.incrementAndGet();
+            exchange.getResponseHeaders().set("Retry-After", Long.toString(burstRetryAfter.toSeconds()));
+            send(exchange, 429, StripeWire.error("invalid_request_error", "rate_limit", "Too many requests hit the API too quickly."));
+            return;
+        }
+        RequestQuota quota = this.quota;
+        if (quota != null) {
+            Duration wait = quota.admit();
+            if (wait != null) {
+                exchange.getResponseHeaders().set("Retry-After", Long.toString(wait.toSeconds()));
+                send(exchange, 429, StripeWire.error("invalid_request_error", "rate_limit", "Too many requests hit the API too quickly."));
+                return;
+            }
+            try {
+                answerAdmitted(exchange, body, authorisationId, key, counter, attempt, true);
+            } finally {
+                quota.done();
+            }
+            return;
+        }
+        answerAdmitted(exchange, body, authorisationId, key, counter, attempt, true);
+    }
+
+    /** Stripe's retrieve: the PaymentIntent's state from the record of performed releases, never from the keys. */
+    private void stripeLookUp(HttpExchange exchange, String intent) throws IOException {
+        if (!authorised(exchange.getRequestHeaders().getFirst("Authorization"))) {
+            send(exchange, 401, StripeWire.error("invalid_request_error", null, "Invalid API Key provided"));
+            return;
+        }
+        lookups.incrementAndGet();
+        java.util.Optional<String> authorisationId = StripeWire.authorisationOf(intent);
+        if (!statusLookup || authorisationId.isEmpty() || unknownHolds.contains(authorisationId.get())) {
+            send(exchange, 404, StripeWire.resourceMissing(intent));
+            return;
+        }
+        send(exchange, 200, stripeIntent(intent, authorisationId.get()));
+    }
+
+    /** The PaymentIntent as it stands: canceled once a release was performed, succeeded once captured, else requires_capture. */
+    private ObjectNode stripeIntent(String intent, String authorisationId) {
+        PerformedRelease first = performedReleases.stream().filter(r -> r.authorisationId().equals(authorisationId)).findFirst().orElse(null);
+        if (first != null) {
+            return StripeWire.paymentIntent(intent, "canceled", "abandoned", first.performedAt() / 1000);
+        }
+        return StripeWire.paymentIntent(intent, captured.contains(authorisationId) ? "succeeded" : "requires_capture", null, null);
+    }
+
+    private void answerAdmitted(HttpExchange exchange, byte[] body, String authorisationId, String key, Counter counter, int attempt,
+                                boolean stripe) throws IOException {
         try {
             if (!authorised(exchange.getRequestHeaders().getFirst("Authorization"))) {
-                send(exchange, 401, error("UNAUTHORIZED"));
+                send(exchange, 401, stripe ? StripeWire.error("invalid_request_error", null, "Invalid API Key provided") : error("UNAUTHORIZED"));
                 return;
             }
             String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
-            if (contentType == null || !contentType.toLowerCase().startsWith("application/json")) {
-                send(exchange, 415, error("UNSUPPORTED_MEDIA_TYPE").put("message", "Content-Type must be application/json"));
+            String expectedType = stripe ? "application/x-www-form-urlencoded" : "application/json";
+            if (contentType == null || !contentType.toLowerCase().startsWith(expectedType)) {
+                send(exchange, stripe ? 400 : 415, stripe ? StripeWire.error("invalid_request_error", null, "Content-Type must be " + expectedType)
+                        : error("UNSUPPORTED_MEDIA_TYPE").put("message", "Content-Type must be application/json"));
                 return;
             }
             JsonNode request;
             try {
-                request = validBody(body, authorisationId, key);
+                request = stripe ? validStripeBody(body, exchange.getRequestURI().getRawPath()) : validBody(body, authorisationId, key);
             } catch (BadRequest bad) {
-                send(exchange, 400, badRequest(bad.field, bad.getMessage()));
+                send(exchange, 400, stripe ? StripeWire.error("invalid_request_error", "parameter_invalid_string", bad.getMessage())
+                        : badRequest(bad.field, bad.getMessage()));
                 return;
             }
 
             Fault.Plan plan = planFor(key, attempt);
             if (plan.error5xx()) {
                 answeredWith(key, Fault.ERROR_5XX);
-                send(exchange, 503, error("UNAVAILABLE"));
+                send(exchange, stripe ? 500 : 503, stripe ? StripeWire.error("api_error", null, "An unknown error occurred") : error("UNAVAILABLE"));
                 return;
             }
-            Recorded answer = performOrReplay(key, authorisationId, request, counter);
+            Recorded answer = performOrReplay(key, authorisationId, request, counter, stripe);
             Gate gate = poll(gates, key);
             if (gate != null) {
                 parked.add(gate);
@@ -505,7 +592,7 @@ public final class SimulatedProvider implements AutoCloseable {
     }
 
     /** Serialised per key: the first request with a key performs; every repeat replays its answer while the key is kept. */
-    private Recorded performOrReplay(String key, String authorisationId, JsonNode request, Counter counter) throws IOException {
+    private Recorded performOrReplay(String key, String authorisationId, JsonNode request, Counter counter, boolean stripe) throws IOException {
         synchronized (keyLocks.computeIfAbsent(key, k -> new Object())) {
             Duration retention = keyRetention;
             Recorded kept = recorded.get(key);
@@ -517,7 +604,7 @@ public final class SimulatedProvider implements AutoCloseable {
             if (!idempotent && !unknownHolds.contains(authorisationId)) {
                 // The provider this mode stands for ignores keys: every request releases again, and the caller
                 // still gets the key's first answer, so only the provider's own record shows the second release.
-                Recorded released = release(key, authorisationId, request, counter);
+                Recorded released = release(key, authorisationId, request, counter, stripe);
                 releasedBy.putIfAbsent(authorisationId, key);
                 if (earlier == null) {
                     recorded.put(key, released);
@@ -526,6 +613,9 @@ public final class SimulatedProvider implements AutoCloseable {
                 return earlier;
             }
             if (earlier != null) {
+                if (!earlier.body().equals(request) && stripe) {
+                    return new Recorded(request, 400, bytes(StripeWire.idempotencyError(key)), clock.millis());
+                }
                 if (!earlier.body().equals(request)) {
                     return new Recorded(request, 422, bytes(error("IDEMPOTENCY_KEY_REUSED").put("operationId", key)
                             .put("message", "this Idempotency-Key was first used with a different body")), clock.millis());
@@ -533,26 +623,44 @@ public final class SimulatedProvider implements AutoCloseable {
                 return earlier;
             }
             Recorded answer;
-            if (unknownHolds.contains(authorisationId) || captured.contains(authorisationId)) {
+            if (stripe) {
+                answer = stripeAnswer(key, authorisationId, request, counter);
+            } else if (unknownHolds.contains(authorisationId) || captured.contains(authorisationId)) {
                 answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_NOT_FOUND,
                         "no open hold for this authorisation")), clock.millis());
             } else if (releasedBy.putIfAbsent(authorisationId, key) != null) {
                 answer = new Recorded(request, 409, bytes(rejected(key, authorisationId, CODE_HOLD_ALREADY_RELEASED,
                         "the hold was already released (under this key, if the provider forgot it, or another)")), clock.millis());
             } else {
-                answer = release(key, authorisationId, request, counter);
+                answer = release(key, authorisationId, request, counter, false);
             }
             recorded.put(key, answer);
             return answer;
         }
     }
 
-    private Recorded release(String key, String authorisationId, JsonNode request, Counter counter) {
+    /** Stripe's cancel, first time under its key: unknown 404, captured or cancelled 400 naming the state, else cancelled. */
+    private Recorded stripeAnswer(String key, String authorisationId, JsonNode request, Counter counter) {
+        String intent = request.get("path").asText().replaceFirst("^/v1/payment_intents/", "").replaceFirst("/cancel$", "");
+        if (StripeWire.authorisationOf(intent).isEmpty() || unknownHolds.contains(authorisationId)) {
+            return new Recorded(request, 404, bytes(StripeWire.resourceMissing(intent)), clock.millis());
+        }
+        if (captured.contains(authorisationId) || releasedBy.putIfAbsent(authorisationId, key) != null) {
+            return new Recorded(request, 400, bytes(StripeWire.unexpectedState(stripeIntent(intent, authorisationId))), clock.millis());
+        }
+        return release(key, authorisationId, request, counter, true);
+    }
+
+    private Recorded release(String key, String authorisationId, JsonNode request, Counter counter, boolean stripe) {
         long at = clock.millis();
         counter.performed.incrementAndGet();
         performedReleases.add(new PerformedRelease(authorisationId, key, at));
         String reference = "PRV-%08d".formatted(references.incrementAndGet());
         referenceOf.putIfAbsent(authorisationId, reference);
+        if (stripe) {
+            String intent = StripeWire.paymentIntentFor(authorisationId);
+            return new Recorded(request, 200, bytes(StripeWire.paymentIntent(intent, "canceled", "abandoned", at / 1000)), at);
+        }
         ObjectNode released = JSON.createObjectNode()
                 .put("operationId", key)
                 .put("authorisationId", authorisationId)
@@ -605,6 +713,28 @@ public final class SimulatedProvider implements AutoCloseable {
             throw new BadRequest("currency", "required, an ISO-4217 code of three capital letters");
         }
         return json;
+    }
+
+    /** Stripe's cancel parameters: at most {@code cancellation_reason}, one of Stripe's values; the key compares path and form. */
+    private static JsonNode validStripeBody(byte[] body, String path) throws BadRequest {
+        Map<String, String> params;
+        try {
+            params = StripeWire.form(body);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("body", "Invalid form-encoded body");
+        }
+        for (Map.Entry<String, String> param : params.entrySet()) {
+            if (!param.getKey().equals("cancellation_reason")) {
+                throw new BadRequest(param.getKey(), "Received unknown parameter: " + param.getKey());
+            }
+            if (!StripeWire.CANCELLATION_REASONS.contains(param.getValue())) {
+                throw new BadRequest(param.getKey(), "Invalid cancellation_reason: must be one of " + StripeWire.CANCELLATION_REASONS);
+            }
+        }
+        ObjectNode request = JSON.createObjectNode().put("path", path);
+        ObjectNode form = request.putObject("params");
+        params.forEach(form::put);
+        return request;
     }
 
     private static ObjectNode rejected(String key, String authorisationId, String code, String reason) {
