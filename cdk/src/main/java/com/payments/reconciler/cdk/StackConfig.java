@@ -6,6 +6,7 @@ import com.payments.reconciler.workflow.DeployTarget;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
+import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ReservedConcurrency;
 import com.payments.reconciler.workflow.Timing;
@@ -47,11 +48,14 @@ import java.util.stream.Collectors;
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
  * @param provider the provider adapter DeliverCommands talks through ({@link ProviderAdapters}), DeliverCommands' environment
+ * @param providerOutcomeTimeout how long a command may stay ACKNOWLEDGED without the provider's outcome before the next
+ *                               delivery escalates it, DeliverCommands' environment
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
                           boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
-                          ProviderKeyRetention providerKeyRetention, ProviderAdapters.Adapter provider) {
+                          ProviderKeyRetention providerKeyRetention, ProviderAdapters.Adapter provider,
+                          ProviderOutcomeTimeout providerOutcomeTimeout) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -66,6 +70,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_REQUESTS_PER_SECOND = "providerRequestsPerSecond";
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
+    public static final String PROVIDER_OUTCOME_TIMEOUT = "providerOutcomeTimeout";
     public static final String PROVIDER = "provider";
     /** With provider=adyen: the Adyen merchant account (read by the stack, required only then). */
     public static final String MERCHANT_ACCOUNT = "merchantAccount";
@@ -126,6 +131,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_REQUESTS_PER_SECOND, plain(ProviderQuota.DEFAULT.requestsPerSecond()));
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(PROVIDER_KEY_RETENTION, ProviderKeyRetention.DEFAULT.retention().toString());
+        d.put(PROVIDER_OUTCOME_TIMEOUT, ProviderOutcomeTimeout.DEFAULT.timeout().toString());
         d.put(PROVIDER, ProviderAdapters.DEFAULT.contextValue());
         // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
         d.put(RESERVE_CONCURRENCY, "false");
@@ -198,6 +204,12 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         } catch (IllegalArgumentException e) {
             throw new InvalidContext(PROVIDER_KEY_RETENTION, e.getMessage());
         }
+        ProviderOutcomeTimeout outcomeTimeout;
+        try {
+            outcomeTimeout = ProviderOutcomeTimeout.parse(value.apply(PROVIDER_OUTCOME_TIMEOUT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER_OUTCOME_TIMEOUT, e.getMessage());
+        }
         ProviderAdapters.Adapter adapter;
         try {
             adapter = ProviderAdapters.parse(value.apply(PROVIDER));
@@ -215,7 +227,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         boolean protection = bool(value.apply(TABLE_DELETION_PROTECTION), TABLE_DELETION_PROTECTION,
                 "true or false (true once the stack exists: a protected table cannot be deleted by the rollback of a failed first create)");
         return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
-                keyRetention, adapter);
+                keyRetention, adapter, outcomeTimeout);
     }
 
     /**
@@ -278,6 +290,11 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /** DeliverCommands' key retention variable ({@link ProviderKeyRetention#fromEnvironment} reads it back). */
     public Map<String, String> providerKeyRetentionEnvironment() {
         return providerKeyRetention.environment();
+    }
+
+    /** DeliverCommands' outcome timeout variable ({@link ProviderOutcomeTimeout#fromEnvironment} reads it back). */
+    public Map<String, String> providerOutcomeTimeoutEnvironment() {
+        return providerOutcomeTimeout.environment();
     }
 
     /** DeliverCommands' adapter variable ({@link ProviderAdapters#fromEnvironment} reads it back). */

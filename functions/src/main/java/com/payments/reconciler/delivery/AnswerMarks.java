@@ -40,6 +40,7 @@ final class AnswerMarks {
     private long quarantined;
     private long escalated;
     private long acknowledged;
+    private long outcomeOverdue;
 
     /** @param writer bound to this invocation: its request tokens are this attempt's own */
     AnswerMarks(FencedWriter writer, LeaseToken lease, Clock clock, EmfMetrics metrics, DeliveryFailures failures) {
@@ -99,6 +100,10 @@ final class AnswerMarks {
                     case DeliveryRecord.Result.CancelledEnded c -> cancelledEnded++;
                     case DeliveryRecord.Result.Quarantined q -> quarantined++;
                     case DeliveryRecord.Result.Escalated e -> escalated++;
+                    case DeliveryRecord.Result.OutcomeOverdue o -> {
+                        escalated++;
+                        outcomeOverdue++;
+                    }
                 }
             }
             case MarkVerdict.Superseded superseded -> {
@@ -136,6 +141,11 @@ final class AnswerMarks {
 
     long escalated() {
         return escalated;
+    }
+
+    /** Of {@link #escalated()}: the ACKNOWLEDGED commands this call escalated for an outcome overdue. */
+    long outcomeOverdue() {
+        return outcomeOverdue;
     }
 
     long acknowledged() {

@@ -15,6 +15,7 @@ import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.LeaseLost;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
+import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ProviderUnavailable;
 import com.payments.reconciler.workflow.Timing;
@@ -83,7 +84,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),
-                ProviderKeyRetention.fromEnvironment(env));
+                ProviderKeyRetention.fromEnvironment(env), ProviderOutcomeTimeout.fromEnvironment(env));
     }
 
     /** With the stack's default key retention ({@link ProviderKeyRetention#DEFAULT}). */
@@ -100,9 +101,19 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention) {
+        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
+                keyRetention, ProviderOutcomeTimeout.DEFAULT);
+    }
+
+    /** {@code outcomeTimeout}: how long a command may stay ACKNOWLEDGED before this delivery escalates it. */
+    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
+                                  LeaseStore leases, OperationGuard guard,
+                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
+                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention,
+                                  ProviderOutcomeTimeout outcomeTimeout) {
         super(DeliveryRequest.class);
         this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
-                clock, parallelism, pacing, keyRetention.retention());
+                clock, parallelism, pacing, keyRetention.retention(), outcomeTimeout);
     }
 
     @Override

@@ -34,10 +34,10 @@ public final class ProviderOutcomes {
             + "AND (attribute_not_exists(requestReference) OR requestReference = :reference)";
     // DELIVERED by the provider's word: out of the delivery index; the payment's providerReference stays as it was.
     static final String DELIVER = "SET #status = :delivered, deliveredAt = :now, requestReference = :reference, "
-            + "outcomeEventId = :eventId, outcomeAt = :at REMOVE deliveryShard";
+            + "outcomeEventId = :eventId, outcomeAt = :at REMOVE deliveryShard, awaitingShard";
     // REJECTED with the provider's reason (a captured payment's cancel ends here: nothing left to release).
     static final String REJECT = "SET #status = :rejected, rejectionReason = :reason, deliveredAt = :now, "
-            + "requestReference = :reference, outcomeEventId = :eventId, outcomeAt = :at REMOVE deliveryShard";
+            + "requestReference = :reference, outcomeEventId = :eventId, outcomeAt = :at REMOVE deliveryShard, awaitingShard";
     static final String OUTCOME_CODE = "PROVIDER_OUTCOME";
 
     private final DynamoDbClient dynamo;

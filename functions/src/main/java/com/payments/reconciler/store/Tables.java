@@ -178,6 +178,8 @@ public final class Tables {
         public static final String ACKNOWLEDGED_AT = "acknowledgedAt";
         public static final String ACKNOWLEDGED_EPOCH = "acknowledgedEpoch";
         public static final String REQUEST_REFERENCE = "requestReference";
+        /** The delivery shard, present only while ACKNOWLEDGED, which makes {@link #AWAITING_OUTCOME_INDEX} sparse. */
+        public static final String AWAITING_SHARD = "awaitingShard";
         /** The provider outcome event that ended an ACKNOWLEDGED (or still PENDING) command, and the outcome's time (epoch ms). */
         public static final String OUTCOME_EVENT_ID = "outcomeEventId";
         public static final String OUTCOME_AT = "outcomeAt";
@@ -205,13 +207,20 @@ public final class Tables {
         public static final String PENDING_DELIVERY = "pending-delivery";
         /** The commands waiting for an operator, by status, oldest first ({@code bin/reconciler commands list}). */
         public static final String PARKED_INDEX = "parked";
+        /**
+         * The ACKNOWLEDGED commands of a shard, oldest acknowledgement first: where the next delivery finds those whose
+         * outcome is overdue ({@code providerOutcomeTimeout}) and escalates them.
+         */
+        public static final String AWAITING_OUTCOME_INDEX = "awaiting-outcome";
 
         public static final TableSchema SCHEMA = new TableSchema("ReleaseCommands",
                 new KeyAttribute(OPERATION_ID, AttributeType.S),
                 List.of(new Index(PENDING_DELIVERY, new KeyAttribute(DELIVERY_SHARD, AttributeType.S),
                                 new KeyAttribute(CREATED_AT, AttributeType.N)),
                         new Index(PARKED_INDEX, new KeyAttribute(PARKED_STATUS, AttributeType.S),
-                                new KeyAttribute(ENDED_AT, AttributeType.N))),
+                                new KeyAttribute(ENDED_AT, AttributeType.N)),
+                        new Index(AWAITING_OUTCOME_INDEX, new KeyAttribute(AWAITING_SHARD, AttributeType.S),
+                                new KeyAttribute(ACKNOWLEDGED_AT, AttributeType.N))),
                 Optional.empty(), true);
 
         private ReleaseCommands() {

@@ -46,6 +46,12 @@ public final class EnvVars {
     public static final String PROVIDER_KEY_RETENTION = "PROVIDER_KEY_RETENTION";
 
     /**
+     * DeliverCommands: how long a command may stay ACKNOWLEDGED without the provider's outcome before the next delivery
+     * escalates it ({@link ProviderOutcomeTimeout}).
+     */
+    public static final String PROVIDER_OUTCOME_TIMEOUT = "PROVIDER_OUTCOME_TIMEOUT";
+
+    /**
      * DeliverCommands: which provider adapter it talks through, {@code generic-http} (default), {@code stripe}, ...
      * ({@code com.payments.reconciler.delivery.ProviderAdapters}).
      */

@@ -183,6 +183,7 @@ class DeliveryProtocolTest {
             case DeliveryRecord.Result.CancelledEnded c -> "CancelledEnded(" + c.endKind() + ")";
             case DeliveryRecord.Result.Quarantined q -> "Quarantined(shard " + q.shard() + ")";
             case DeliveryRecord.Result.Escalated e -> "Escalated(shard " + e.shard() + ")";
+            case DeliveryRecord.Result.OutcomeOverdue o -> "OutcomeOverdue(shard " + o.shard() + ")";
         };
     }
 
