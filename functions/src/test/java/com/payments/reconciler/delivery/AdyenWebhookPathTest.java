@@ -51,6 +51,7 @@ class AdyenWebhookPathTest {
     private final TestContext context = new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT);
     private DeliveryWorld world;
     private AdyenFake adyen;
+    private double writesPerEvent;
 
     @AfterEach
     void close() {
@@ -96,6 +97,8 @@ class AdyenWebhookPathTest {
         reordered.addAll(queue);
         List<IngestOutcome> outcomes = reordered.stream().map(ingestion::ingest).toList();
         assertThat(outcomes).noneMatch(o -> o instanceof IngestOutcome.Refused);
+        // The webhook path's cost: one conditional UpdateItem per provider.outcome event, applied or duplicate.
+        writesPerEvent = outcomes.isEmpty() ? 0 : (double) outcomes.stream().mapToInt(IngestOutcome::writes).sum() / outcomes.size();
 
         List<String> problems = new ArrayList<>();
         for (int k = 0; k < auths.size(); k++) {
@@ -126,6 +129,7 @@ class AdyenWebhookPathTest {
         assertThat(run(engine, KEY)).isEmpty();
         assertThat(adyen.releases()).hasSize(7);
         assertThat(adyen.cancels()).as("one cancel per command").isEqualTo(8);
+        assertThat(writesPerEvent).as("DynamoDB writes per provider.outcome event").isEqualTo(1.0);
     }
 
     @Test
