@@ -163,6 +163,7 @@ public final class ReconcilerFunctions extends Construct {
             environment.put(EnvVars.PROVIDER_BASE_URL, config.providerBaseUrl().toString());
             environment.putAll(config.providerQuotaEnvironment());
             environment.putAll(config.providerKeyRetentionEnvironment());
+            environment.putAll(config.providerOutcomeTimeoutEnvironment());
             environment.putAll(config.providerAdapterEnvironment());
         }
         if (function == LambdaFunction.RECONCILE_PAGE || function == LambdaFunction.DELIVER_COMMANDS) {

@@ -44,6 +44,7 @@ public final class ReconcilerStack extends Stack {
     private final Monitoring monitoring;
     private final Secret providerSecret;
     private final Ingestion ingestion;
+    private final java.util.Optional<AdyenWebhook> adyenWebhook;
 
     public ReconcilerStack(Construct scope, String id, StackProps props, StackConfig config, LambdaJar jar) {
         super(scope, id, props);
@@ -55,6 +56,12 @@ public final class ReconcilerStack extends Stack {
         this.providerSecret = providerSecret(config, keys);
         allowStartWindow(workflow);
         allowDelivery();
+        this.adyenWebhook = config.provider() == com.payments.reconciler.delivery.ProviderAdapters.Adapter.ADYEN
+                ? java.util.Optional.of(new AdyenWebhook(this, "AdyenWebhook", config, jar, keys, ingestion, functions, tables))
+                : java.util.Optional.empty();
+        if (adyenWebhook.isPresent()) {
+            functions.function(LambdaFunction.DELIVER_COMMANDS).addEnvironment(EnvVars.PROVIDER_MERCHANT_ACCOUNT, merchantAccount());
+        }
         this.schedule = new NightlySchedule(this, "Schedule", config, functions.alias(LambdaFunction.START_WINDOW), keys);
         // The schedule's target is the alias, and so is the qualifier of StartWindow's asynchronous-invocation settings.
         this.startWindowInvocation = new StartWindowInvocation(this, "StartWindowInvocation", config, functions, keys);
@@ -84,6 +91,20 @@ public final class ReconcilerStack extends Stack {
                         + "DeliverCommands re-reads it within PROVIDER_SECRET_TTL and on the provider's 401.")
                 .build()));
         return secret;
+    }
+
+    /** The context's Adyen merchant account: required with provider=adyen. */
+    private String merchantAccount() {
+        Object value = getNode().tryGetContext(StackConfig.MERCHANT_ACCOUNT);
+        if (value == null || value.toString().isBlank()) {
+            throw new InvalidContext(StackConfig.MERCHANT_ACCOUNT, "is required with provider=adyen: the Adyen merchant account every cancel names");
+        }
+        return value.toString().trim();
+    }
+
+    /** The Adyen webhook receiver, present only with provider=adyen. */
+    public java.util.Optional<AdyenWebhook> adyenWebhook() {
+        return adyenWebhook;
     }
 
     /** StartWindow looks for the window's execution, then starts it: on this state machine only. */

@@ -8,6 +8,7 @@ import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
+import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ReservedConcurrency;
 import com.payments.reconciler.workflow.Timing;
@@ -54,12 +55,15 @@ import java.util.stream.Collectors;
  * @param existingTables the platform's own Authorisations and Settlements tables, if the stack is to use them
  *                       rather than create its own (docs/integration.md, "Bring your own tables")
  * @param provider the provider adapter DeliverCommands talks through ({@link ProviderAdapters}), DeliverCommands' environment
+ * @param providerOutcomeTimeout how long a command may stay ACKNOWLEDGED without the provider's outcome before the next
+ *                               delivery escalates it, DeliverCommands' environment
  */
 public record StackConfig(String namePrefix, WindowConfig window, URI providerBaseUrl, String providerSecretName,
                           Optional<String> alarmEmail, ProviderQuota providerQuota, boolean reserveConcurrency,
                           boolean tableDeletionProtection, Optional<ExistingTables> existingTables,
                           ProviderKeyRetention providerKeyRetention, MaxSettlementFeedLag maxSettlementFeedLag,
-                          ReleaseSurgePolicy releaseSurge, long capturedAfterReleaseThreshold, ProviderAdapters.Adapter provider) {
+                          ReleaseSurgePolicy releaseSurge, long capturedAfterReleaseThreshold, ProviderAdapters.Adapter provider,
+                          ProviderOutcomeTimeout providerOutcomeTimeout) {
 
     public static final String NAME_PREFIX = "namePrefix";
     public static final String SCHEDULE_TIME_ZONE = "scheduleTimeZone";
@@ -75,7 +79,10 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final String PROVIDER_MAX_CONCURRENT_REQUESTS = "providerMaxConcurrentRequests";
     public static final String PROVIDER_KEY_RETENTION = "providerKeyRetention";
     public static final String MAX_SETTLEMENT_FEED_LAG = "maxSettlementFeedLag";
+    public static final String PROVIDER_OUTCOME_TIMEOUT = "providerOutcomeTimeout";
     public static final String PROVIDER = "provider";
+    /** With provider=adyen: the Adyen merchant account (read by the stack, required only then). */
+    public static final String MERCHANT_ACCOUNT = "merchantAccount";
     public static final String RESERVE_CONCURRENCY = "reserveConcurrency";
     public static final String TABLE_DELETION_PROTECTION = "tableDeletionProtection";
     public static final String AUTHORISATIONS_TABLE_ARN = "authorisationsTableArn";
@@ -138,6 +145,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
         d.put(PROVIDER_MAX_CONCURRENT_REQUESTS, Integer.toString(ProviderQuota.DEFAULT.maxConcurrentRequests()));
         d.put(PROVIDER_KEY_RETENTION, ProviderKeyRetention.DEFAULT.retention().toString());
         d.put(MAX_SETTLEMENT_FEED_LAG, MaxSettlementFeedLag.DEFAULT.lag().toString());
+        d.put(PROVIDER_OUTCOME_TIMEOUT, ProviderOutcomeTimeout.DEFAULT.timeout().toString());
         d.put(PROVIDER, ProviderAdapters.DEFAULT.contextValue());
         // Off unless asked: a new account's concurrency cannot keep 100 unreserved beside the reservations.
         d.put(RESERVE_CONCURRENCY, "false");
@@ -223,6 +231,12 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
             throw new InvalidContext(MAX_SETTLEMENT_FEED_LAG, "must be shorter than " + GRACE_PERIOD + " (" + window.gracePeriod()
                     + "), was '" + value.apply(MAX_SETTLEMENT_FEED_LAG) + "'");
         }
+        ProviderOutcomeTimeout outcomeTimeout;
+        try {
+            outcomeTimeout = ProviderOutcomeTimeout.parse(value.apply(PROVIDER_OUTCOME_TIMEOUT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(PROVIDER_OUTCOME_TIMEOUT, e.getMessage());
+        }
         ProviderAdapters.Adapter adapter;
         try {
             adapter = ProviderAdapters.parse(value.apply(PROVIDER));
@@ -255,7 +269,7 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
                     + "delivered release in a day that raise the CapturedAfterRelease alarm), was '" + thresholdText + "'");
         }
         return new StackConfig(prefix, window, provider, secretName, email, quota, Boolean.parseBoolean(reserve), protection, existing,
-                keyRetention, feedLag, surge, Long.parseLong(thresholdText), adapter);
+                keyRetention, feedLag, surge, Long.parseLong(thresholdText), adapter, outcomeTimeout);
     }
 
     /**
@@ -323,6 +337,11 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     /** ReconcilePage's and DeliverCommands' feed lag variable ({@link MaxSettlementFeedLag#fromEnvironment} reads it back). */
     public Map<String, String> maxSettlementFeedLagEnvironment() {
         return maxSettlementFeedLag.environment();
+    }
+
+    /** DeliverCommands' outcome timeout variable ({@link ProviderOutcomeTimeout#fromEnvironment} reads it back). */
+    public Map<String, String> providerOutcomeTimeoutEnvironment() {
+        return providerOutcomeTimeout.environment();
     }
 
     /** DeliverCommands' adapter variable ({@link ProviderAdapters#fromEnvironment} reads it back). */

@@ -22,6 +22,8 @@ class LambdaJarContentsTest {
     static final List<String> ALLOWED = List.of(
             "com/payments/reconciler/delivery/", "com/payments/reconciler/ingest/", "com/payments/reconciler/lease/", "com/payments/reconciler/reconcile/",
             "com/payments/reconciler/store/", "com/payments/reconciler/window/", "com/payments/reconciler/workflow/",
+            // The Adyen webhook receiver's handler, deployed from the same jar with provider=adyen.
+            "com/payments/reconciler/webhook/",
             "software/amazon/awssdk/services/dynamodb/", "software/amazon/awssdk/services/sfn/",
             "software/amazon/awssdk/services/secretsmanager/", "software/amazon/awssdk/services/sqs/",
             "software/amazon/awssdk/auth/", "software/amazon/awssdk/awscore/", "software/amazon/awssdk/core/",

@@ -42,6 +42,7 @@ class StackConfigTest {
         assertThat(config.providerQuotaEnvironment()).containsExactly(
                 Map.entry(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40"), Map.entry(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32"));
         assertThat(config.providerKeyRetentionEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_KEY_RETENTION, "PT24H"));
+        assertThat(config.providerOutcomeTimeoutEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_OUTCOME_TIMEOUT, "PT2H"));
         assertThat(config.providerAdapterEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_ADAPTER, "generic-http"));
         assertThat(config.reserveConcurrency()).isFalse();
         assertThat(config.tableDeletionProtection()).isFalse();
@@ -64,6 +65,13 @@ class StackConfigTest {
         // The generic contract documents no pruning: any retention the key accepts.
         assertThat(StackConfig.fromContext(key -> key.equals(StackConfig.PROVIDER_KEY_RETENTION) ? "P2D" : null)
                 .providerKeyRetention().retention()).isEqualTo(Duration.ofDays(2));
+    }
+
+    /** providerOutcomeTimeout reaches DeliverCommands' environment as given (the bad values are rows of the refusal table). */
+    @Test
+    void theOutcomeTimeoutReachesDeliverCommands() {
+        StackConfig adyen = StackConfig.fromContext(key -> key.equals(StackConfig.PROVIDER_OUTCOME_TIMEOUT) ? "PT45M" : null);
+        assertThat(adyen.providerOutcomeTimeoutEnvironment()).containsExactly(Map.entry(EnvVars.PROVIDER_OUTCOME_TIMEOUT, "PT45M"));
     }
 
     /** cdk.json's context is the documented defaults, key for key, so `cdk synth` from a fresh clone deploys them. */
@@ -148,6 +156,9 @@ class StackConfigTest {
             "maxSettlementFeedLag|6h|an ISO-8601 duration above zero and at most PT24H, e.g. PT6H",
             "maxSettlementFeedLag|PT0S|an ISO-8601 duration above zero",
             "maxSettlementFeedLag|PT25H|at most PT24H",
+            "providerOutcomeTimeout|2h|an ISO-8601 duration above zero and at most P7D, e.g. PT2H",
+            "providerOutcomeTimeout|PT0S|an ISO-8601 duration above zero",
+            "providerOutcomeTimeout|P8D|at most P7D",
             "reserveConcurrency|yes|true or false",
             "tableDeletionProtection|on|true or false",
             "provider|paypal|must be one of generic-http | stripe",

@@ -58,14 +58,15 @@ final class CommandsCommand {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List parked commands, oldest first.",
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "List parked commands, oldest first, then those ACKNOWLEDGED (sent, the provider's outcome awaited).",
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:listed", "2:bad usage or input: a flag's value", "3:AWS error: no credentials, permissions, throttling, endpoint, table"})
     static final class ListParked implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--status", paramLabel = "STATUS", description = "QUARANTINED or ESCALATED (default: both).")
+        @Option(names = "--status", paramLabel = "STATUS", description = "QUARANTINED, ESCALATED or ACKNOWLEDGED (default: all three).")
         String status;
 
         @Mixin
@@ -76,8 +77,12 @@ final class CommandsCommand {
 
         @Override
         public Integer call() {
-            java.util.List<String> statuses = status == null ? ReleaseCommands.PARKED : java.util.List.of(status);
-            statuses.forEach(ParkedCommands::requireParkedStatus);
+            boolean acknowledged = status == null || ReleaseCommands.STATUS_ACKNOWLEDGED.equals(status);
+            java.util.List<String> statuses = status == null ? ReleaseCommands.PARKED
+                    : acknowledged ? java.util.List.of() : java.util.List.of(status);
+            if (status != null && !acknowledged && !ReleaseCommands.PARKED.contains(status)) {
+                throw new IllegalArgumentException("--status must be one of QUARANTINED, ESCALATED, ACKNOWLEDGED, was " + status);
+            }
             ParkedCommands parked = table.parked();
             PrintWriter out = spec.commandLine().getOut();
             int count = 0;
@@ -88,7 +93,20 @@ final class CommandsCommand {
                             p.operationId(), p.authorisationId(), p.windowId(), p.endedAt(), p.endedEpoch(), p.attempts(), p.reason());
                 }
             }
-            out.println(count + " parked command" + (count == 1 ? "" : "s") + " (" + String.join(", ", statuses) + ")");
+            if (!statuses.isEmpty()) {
+                out.println(count + " parked command" + (count == 1 ? "" : "s") + " (" + String.join(", ", statuses) + ")");
+            }
+            if (acknowledged) {
+                java.util.List<ParkedCommands.Awaiting> awaiting = parked.awaiting();
+                for (ParkedCommands.Awaiting a : awaiting) {
+                    out.printf("%-12s %s (authorisation %s, window %s) since %s, epoch %d, %d provider requests%n"
+                                    + "  outcome awaited for the provider's request %s%n", ReleaseCommands.STATUS_ACKNOWLEDGED,
+                            a.operationId(), a.authorisationId(), a.windowId(), a.acknowledgedAt(), a.acknowledgedEpoch(),
+                            a.attempts(), a.requestReference());
+                }
+                out.println(awaiting.size() + " acknowledged command" + (awaiting.size() == 1 ? "" : "s")
+                        + " (the provider's outcome awaited; escalated once older than providerOutcomeTimeout)");
+            }
             return ExitCodes.OK;
         }
     }

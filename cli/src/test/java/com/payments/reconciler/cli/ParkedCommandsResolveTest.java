@@ -201,4 +201,41 @@ class ParkedCommandsResolveTest {
         assertThat(note.err()).contains("--note must be 1 to 500 characters");
         assertThat(item(op)).as("nothing written").isEqualTo(before);
     }
+
+    /**
+     * {@code commands list} shows ACKNOWLEDGED commands (from the awaiting-outcome index) beside the parked ones, and
+     * {@code --status ACKNOWLEDGED} only those. Known-bad proof: a command ACKNOWLEDGED without its index attribute (as
+     * written before the index existed) is not listed, so the listing is the index's, not a table scan's.
+     */
+    @Test
+    void listShowsAcknowledgedCommandsFromTheAwaitingIndex() {
+        String parkedOp = parked("listed-parked-1");
+        String ackOp = "release-hold:listed-ack-1";
+        String unindexedOp = "release-hold:listed-ack-unindexed";
+        for (String op : List.of(ackOp, unindexedOp)) {
+            Map<String, AttributeValue> item = new HashMap<>();
+            item.put(ReleaseCommands.OPERATION_ID, AttributeValue.fromS(op));
+            item.put(ReleaseCommands.AUTHORISATION_ID, AttributeValue.fromS(op.substring("release-hold:".length())));
+            item.put(ReleaseCommands.STATUS, AttributeValue.fromS(ReleaseCommands.STATUS_ACKNOWLEDGED));
+            item.put(ReleaseCommands.ACKNOWLEDGED_AT, AttributeValue.fromN(Long.toString(FIRST_ATTEMPT)));
+            item.put(ReleaseCommands.ACKNOWLEDGED_EPOCH, AttributeValue.fromN("4"));
+            item.put(ReleaseCommands.REQUEST_REFERENCE, AttributeValue.fromS("C000000000000001"));
+            item.put(ReleaseCommands.ATTEMPTS, AttributeValue.fromN("1"));
+            item.put(ReleaseCommands.WINDOW_ID, AttributeValue.fromS("2026-12-05"));
+            if (op.equals(ackOp)) {
+                item.put(ReleaseCommands.AWAITING_SHARD, AttributeValue.fromS("1"));
+            }
+            dynamo.putItem(b -> b.tableName(table).item(item));
+        }
+
+        OperatorCommandsTest.Result all = commands("list");
+        assertThat(all.exit()).as(all.err()).isZero();
+        assertThat(all.out()).contains(parkedOp, ackOp, "outcome awaited for the provider's request C000000000000001")
+                .doesNotContain(unindexedOp);
+        OperatorCommandsTest.Result only = commands("list", "--status", "ACKNOWLEDGED");
+        assertThat(only.out()).contains(ackOp, "1 acknowledged command").doesNotContain(parkedOp);
+        OperatorCommandsTest.Result bad = commands("list", "--status", "DELIVERED");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).contains("--status must be one of QUARANTINED, ESCALATED, ACKNOWLEDGED");
+    }
 }

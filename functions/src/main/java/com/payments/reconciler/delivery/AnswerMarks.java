@@ -39,6 +39,8 @@ final class AnswerMarks {
     private long cancelledEnded;
     private long quarantined;
     private long escalated;
+    private long acknowledged;
+    private long outcomeOverdue;
 
     /** @param writer bound to this invocation: its request tokens are this attempt's own */
     AnswerMarks(FencedWriter writer, LeaseToken lease, Clock clock, EmfMetrics metrics, DeliveryFailures failures) {
@@ -89,6 +91,7 @@ final class AnswerMarks {
             case MarkVerdict.Counted counted -> {
                 switch (counted.result()) {
                     case DeliveryRecord.Result.Delivered d -> delivered++;
+                    case DeliveryRecord.Result.Acknowledged a -> acknowledged++;
                     case DeliveryRecord.Result.Rejected r -> {
                         rejected++;
                         LOG.warn("provider refused {} permanently: {}", mark.operationId(), r.code());
@@ -97,6 +100,10 @@ final class AnswerMarks {
                     case DeliveryRecord.Result.CancelledEnded c -> cancelledEnded++;
                     case DeliveryRecord.Result.Quarantined q -> quarantined++;
                     case DeliveryRecord.Result.Escalated e -> escalated++;
+                    case DeliveryRecord.Result.OutcomeOverdue o -> {
+                        escalated++;
+                        outcomeOverdue++;
+                    }
                 }
             }
             case MarkVerdict.Superseded superseded -> {
@@ -134,5 +141,14 @@ final class AnswerMarks {
 
     long escalated() {
         return escalated;
+    }
+
+    /** Of {@link #escalated()}: the ACKNOWLEDGED commands this call escalated for an outcome overdue. */
+    long outcomeOverdue() {
+        return outcomeOverdue;
+    }
+
+    long acknowledged() {
+        return acknowledged;
     }
 }

@@ -103,7 +103,7 @@ final class CommandSender {
                 return;
             }
             breaker.answered();
-            marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result), calls.get()));
+            marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result, shard), calls.get()));
         } catch (NotSent unsent) {
             UnsentCommand ends = UnsentCommand.of(unsent.decision, Optional.empty(), shard);
             LOG.warn("not sending {}{}: {}", command.operationId(),

@@ -7,6 +7,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.EnvVars;
+import java.util.Optional;
 import com.payments.reconciler.workflow.Fenced;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.IdempotencyAlreadyInProgress;
@@ -16,6 +17,7 @@ import com.payments.reconciler.workflow.LeaseLost;
 import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.reconcile.FeedGate;
+import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ProviderUnavailable;
 import com.payments.reconciler.workflow.Timing;
@@ -80,11 +82,12 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 new LeaseStore(dynamo, tables.leases(), Timing.LEASE_DURATION),
                 PowertoolsOperationGuard.create(env.aws(), tables.idempotency()),
                 ProviderAdapters.create(ProviderAdapters.fromEnvironment(env), providerUrl(env),
-                        ProviderCredentials.fromEnvironment(env), env.clock()),
+                        ProviderCredentials.fromEnvironment(env), env.clock(),
+                        Optional.ofNullable(env.optional(EnvVars.PROVIDER_MERCHANT_ACCOUNT, null))),
                 Backoff.standard(),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),
-                ProviderKeyRetention.fromEnvironment(env),
+                ProviderKeyRetention.fromEnvironment(env), ProviderOutcomeTimeout.fromEnvironment(env),
                 FeedGate.stored(dynamo, tables.settlements(), Backoff.standard(), MaxSettlementFeedLag.fromEnvironment(env), env.clock()));
     }
 
@@ -105,10 +108,20 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention, FeedGate feed) {
+        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
+                keyRetention, ProviderOutcomeTimeout.DEFAULT, feed);
+    }
+
+    /** {@code outcomeTimeout}: how long a command may stay ACKNOWLEDGED before this delivery escalates it. */
+    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
+                                  LeaseStore leases, OperationGuard guard,
+                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
+                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention,
+                                  ProviderOutcomeTimeout outcomeTimeout, FeedGate feed) {
         super(DeliveryRequest.class);
         this.feed = java.util.Objects.requireNonNull(feed, "feed");
         this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
-                clock, parallelism, pacing, keyRetention.retention());
+                clock, parallelism, pacing, keyRetention.retention(), outcomeTimeout);
     }
 
     @Override

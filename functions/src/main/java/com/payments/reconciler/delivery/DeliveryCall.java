@@ -78,6 +78,7 @@ final class DeliveryCall {
         sender = new CommandSender(services.guard(), services.provider(), services.providerRetry(), services.pacing().pause(),
                 rate, deadline, context, logContext, request.shard(), failures, renewals, facts, clock,
                 services.providerKeyRetention(), marks::add);
+        escalateOverdueOutcomes();
         boolean exhausted = false;
         try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
             try {
@@ -90,21 +91,24 @@ final class DeliveryCall {
         marks.markAll();
         DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
                 marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis(),
-                marks.cancelledEnded());
+                marks.cancelledEnded(), marks.acknowledged());
         boolean more = failures.count() > 0 || sender.deferred()
                 || !(exhausted || plan.spent(request.batch().totals().ended() + call.ended(), clock));
         if (!more) {
-            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0));
+            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0, 0));
         }
         services.metrics().count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
                 Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_CANCELLED_ENDED, call.cancelledEnded(),
                 Metrics.DELIVERY_QUARANTINED, call.quarantined(),
                 Metrics.DELIVERY_ESCALATED, call.escalated(), Metrics.BACKLOG_LEFT, call.backlogLeft(),
-                Metrics.PROVIDER_THROTTLED, call.throttledAnswers()));
+                Metrics.PROVIDER_THROTTLED, call.throttledAnswers(), Metrics.DELIVERY_ACKNOWLEDGED, call.acknowledged()));
+        if (marks.outcomeOverdue() > 0) {
+            services.metrics().count(Metrics.OUTCOME_OVERDUE, marks.outcomeOverdue());
+        }
         LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} cancelled as ended, "
-                        + "{} quarantined, {} escalated, {} provider requests, {} fact reads, {} failures, shard read to the end {}",
+                        + "{} quarantined, {} escalated, {} acknowledged (outcome awaited), {} provider requests, {} fact reads, {} failures, shard read to the end {}",
                 started, call.delivered(), call.rejected(), call.cancelledSettled(), call.cancelledEnded(), call.quarantined(),
-                call.escalated(), call.attempts(), facts.reads(), failures.count(), exhausted);
+                call.escalated(), call.acknowledged(), call.attempts(), facts.reads(), failures.count(), exhausted);
         failures.throwIfAny();
         if (!more && call.backlogLeft() > 0) {
             LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",
@@ -112,6 +116,32 @@ final class DeliveryCall {
         }
         return new DeliveryBatch(more, request.batch().totals().plus(call),
                 plan.withPacing(rate.pausedUntil(), rate.throttledSinceAnswerMillis()));
+    }
+
+    /**
+     * The providerOutcomeTimeout sweep: the shard's commands ACKNOWLEDGED longer than the timeout without the provider's
+     * outcome are escalated for a person (Adyen has no status lookup for a cancel), fenced like every mark and only while
+     * still ACKNOWLEDGED; counted as escalated in the totals, and apart in the {@link Metrics#OUTCOME_OVERDUE} metric.
+     * Page by page, each marked before the next is read (a marked command leaves the index), until a short page.
+     */
+    private void escalateOverdueOutcomes() {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        while (!failures.superseded() && !deadline.near()) {
+            Instant cutoff = services.outcomeTimeout().cutoff(clock.instant());
+            List<String> overdue = services.commands().overdue(request.shard(), cutoff, Timing.DELIVERY_BATCH_SIZE);
+            List<String> fresh = overdue.stream().filter(seen::add).toList();
+            String reason = "no provider outcome within providerOutcomeTimeout " + services.outcomeTimeout().timeout()
+                    + " of its acknowledgement (the provider has no status lookup for a cancel)";
+            fresh.forEach(operationId -> {
+                LOG.warn("escalating {}: {}", operationId, reason);
+                marks.add(new DeliveryMark(operationId, new com.payments.reconciler.reconcile.DeliveryRecord.Result.OutcomeOverdue(
+                        reason, request.shard()), 0));
+            });
+            marks.markAll();
+            if (fresh.isEmpty() || overdue.size() < Timing.DELIVERY_BATCH_SIZE) {
+                return;
+            }
+        }
     }
 
     /**

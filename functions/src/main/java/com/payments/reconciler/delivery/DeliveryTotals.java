@@ -17,12 +17,22 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param throttledAnswers provider answers that were throttling (429, or 503 with Retry-After)
  * @param throttledMillis time sending was paused by those answers
  * @param cancelledEnded commands not sent because their authorisation ended (voided, expired) meanwhile
+ * @param acknowledged commands an asynchronous provider took (ACKNOWLEDGED: sent, outcome awaited)
  */
 public record DeliveryTotals(long batches, long delivered, long rejected, long attempts,
                              long cancelledSettled, long quarantined, long escalated,
-                             long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded) {
+                             long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded,
+                             long acknowledged) {
 
-    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** Totals of a provider that answers every request at once (no ACKNOWLEDGED commands). */
+    public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
+                          long cancelledSettled, long quarantined, long escalated,
+                          long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded) {
+        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, backlogLeft, throttledAnswers,
+                throttledMillis, cancelledEnded, 0);
+    }
 
     /** Totals of a call that ended no command without calling the provider. */
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts) {
@@ -44,7 +54,7 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
 
     /** Commands this shard ended one way or another (what its plan's allotment counts). */
     public long ended() {
-        return delivered + rejected + cancelledSettled + cancelledEnded + quarantined + escalated;
+        return delivered + rejected + cancelledSettled + cancelledEnded + quarantined + escalated + acknowledged;
     }
 
     /**
@@ -62,9 +72,10 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                                    @JsonProperty("backlogLeft") Long backlogLeft,
                                    @JsonProperty("throttledAnswers") Long throttledAnswers,
                                    @JsonProperty("throttledMillis") Long throttledMillis,
-                                   @JsonProperty("cancelledEnded") Long cancelledEnded) {
+                                   @JsonProperty("cancelledEnded") Long cancelledEnded,
+                                   @JsonProperty("acknowledged") Long acknowledged) {
         return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated),
-                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded));
+                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded), orZero(acknowledged));
     }
 
     private static long orZero(Long count) {
@@ -75,6 +86,7 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
         return new DeliveryTotals(batches + other.batches, delivered + other.delivered,
                 rejected + other.rejected, attempts + other.attempts, cancelledSettled + other.cancelledSettled,
                 quarantined + other.quarantined, escalated + other.escalated, backlogLeft + other.backlogLeft,
-                throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis, cancelledEnded + other.cancelledEnded);
+                throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis, cancelledEnded + other.cancelledEnded,
+                acknowledged + other.acknowledged);
     }
 }

@@ -24,6 +24,9 @@ public final class PendingCommands {
 
     // Only commands not yet DELIVERED/REJECTED: deliveryShard is removed when a command is finalised.
     static final String PENDING_IN_SHARD = "deliveryShard = :shard";
+    // providerOutcomeTimeout: the shard's ACKNOWLEDGED commands (awaitingShard exists only while ACKNOWLEDGED)
+    // acknowledged before the cutoff, i.e. waiting longer than the timeout (ProviderOutcomeTimeout#overdue).
+    static final String OVERDUE_IN_SHARD = "awaitingShard = :shard AND acknowledgedAt < :cutoff";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -88,6 +91,24 @@ public final class PendingCommands {
     }
 
     /** A page: well-formed commands, malformed items (skipped, never sent), and where to resume. */
+    /**
+     * Up to {@code limit} operation ids of the shard's commands ACKNOWLEDGED before {@code cutoff}, oldest first. The
+     * index is eventually consistent: the escalation's {@code #status = ACKNOWLEDGED} condition is the truth.
+     */
+    public List<String> overdue(int shard, java.time.Instant cutoff, int limit) {
+        QueryResponse response = StoreErrors.call("query " + ReleaseCommands.AWAITING_OUTCOME_INDEX + " shard " + shard,
+                () -> dynamo.query(b -> b.tableName(table)
+                        .indexName(ReleaseCommands.AWAITING_OUTCOME_INDEX)
+                        .keyConditionExpression(OVERDUE_IN_SHARD)
+                        .expressionAttributeValues(Map.of(":shard", s(Shards.key(shard)),
+                                ":cutoff", com.payments.reconciler.store.Attr.n(cutoff.toEpochMilli())))
+                        .limit(limit)));
+        return response.items().stream()
+                .map(item -> item.get(ReleaseCommands.OPERATION_ID))
+                .filter(id -> id != null && id.s() != null)
+                .map(AttributeValue::s).toList();
+    }
+
     public record Page(List<PendingCommand> commands, List<Malformed> malformed, Map<String, AttributeValue> nextKey) {
         public boolean hasMore() {
             return !nextKey.isEmpty();

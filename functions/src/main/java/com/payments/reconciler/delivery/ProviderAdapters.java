@@ -29,7 +29,12 @@ public final class ProviderAdapters {
          * Stripe's PaymentIntents ({@link StripeAdapter}). Stripe documents that idempotency keys may be pruned once at
          * least 24 hours old: a longer {@code providerKeyRetention} would re-send blindly past that, so it is refused.
          */
-        STRIPE("stripe", Optional.of(Duration.ofHours(24)));
+        STRIPE("stripe", Optional.of(Duration.ofHours(24))),
+        /**
+         * Adyen's Checkout API cancel ({@link AdyenProviderClient}): asynchronous, the outcome arrives in a CANCELLATION
+         * webhook. Adyen keeps idempotency keys at least 31 days after first submission (docs.adyen.com, API idempotency).
+         */
+        ADYEN("adyen", Optional.of(Duration.ofDays(31)));
 
         private final String contextValue;
         private final Optional<Duration> documentedKeyRetention;
@@ -84,9 +89,21 @@ public final class ProviderAdapters {
 
     /** The adapter's client against {@code baseUrl}, with the API key from {@code credentials} (Secrets Manager). */
     public static ProviderClient create(Adapter adapter, URI baseUrl, ProviderCredentials credentials, Clock clock) {
+        return create(adapter, baseUrl, credentials, clock, Optional.empty());
+    }
+
+    /**
+     * As {@link #create(Adapter, URI, ProviderCredentials, Clock)}, with the merchant account an Adyen cancel names
+     * ({@link EnvVars#PROVIDER_MERCHANT_ACCOUNT}; required for {@link Adapter#ADYEN}, unused by the others).
+     */
+    public static ProviderClient create(Adapter adapter, URI baseUrl, ProviderCredentials credentials, Clock clock,
+                                        Optional<String> merchantAccount) {
         return switch (adapter) {
             case GENERIC_HTTP -> HttpProviderClient.create(baseUrl, credentials, clock);
             case STRIPE -> StripeAdapter.create(baseUrl, credentials, clock);
+            case ADYEN -> AdyenProviderClient.create(baseUrl, credentials, merchantAccount.orElseThrow(() -> new IllegalStateException(
+                    "environment variable " + EnvVars.PROVIDER_MERCHANT_ACCOUNT + " must name the Adyen merchant account with "
+                            + EnvVars.PROVIDER_ADAPTER + "=adyen")), PendingCommand::providerReference, clock);
         };
     }
 }

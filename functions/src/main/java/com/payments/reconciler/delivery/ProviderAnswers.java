@@ -70,10 +70,11 @@ final class ProviderAnswers {
     }
 
     /** What a final answer is recorded as on its command. */
-    static DeliveryRecord.Result recordOf(ProviderResult.Final answer) {
+    static DeliveryRecord.Result recordOf(ProviderResult.Final answer, int shard) {
         return switch (answer) {
             case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
             case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
+            case ProviderResult.Acknowledged taken -> new DeliveryRecord.Result.Acknowledged(taken.requestReference(), shard);
         };
     }
 }

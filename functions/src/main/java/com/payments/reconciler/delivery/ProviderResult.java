@@ -9,8 +9,9 @@ public sealed interface ProviderResult {
     /** A final answer: recorded by the idempotency guard and on the outbox command. */
     @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "outcome")
     @JsonSubTypes({@JsonSubTypes.Type(value = Released.class, name = "RELEASED"),
-            @JsonSubTypes.Type(value = Rejected.class, name = "REJECTED")})
-    sealed interface Final extends ProviderResult permits Released, Rejected {
+            @JsonSubTypes.Type(value = Rejected.class, name = "REJECTED"),
+            @JsonSubTypes.Type(value = Acknowledged.class, name = "ACKNOWLEDGED")})
+    sealed interface Final extends ProviderResult permits Released, Rejected, Acknowledged {
     }
 
     /** The hold is released; {@code providerReference} is the provider's id for the release. */
@@ -19,6 +20,17 @@ public sealed interface ProviderResult {
 
     /** Permanently refused (e.g. the hold is unknown or closed): retrying cannot change the answer. */
     record Rejected(String code, String reason) implements Final {
+    }
+
+    /**
+     * The provider took the request and will report its outcome later (Adyen's {@code 201 received}; the outcome comes in
+     * a webhook). Final for delivery: sending again could only be answered the same, so the command leaves the delivery
+     * index as ACKNOWLEDGED, and the outcome ends it (ingestion's {@code provider.outcome}).
+     *
+     * @param requestReference the provider's id for this request (Adyen: the cancel's {@code pspReference}), which its
+     *                         outcome notification names
+     */
+    record Acknowledged(String requestReference) implements Final {
     }
 
     /**

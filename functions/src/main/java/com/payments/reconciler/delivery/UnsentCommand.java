@@ -23,7 +23,7 @@ record UnsentCommand(DeliveryRecord.Result result, boolean sentBefore, String wh
      */
     static UnsentCommand of(DeliveryDecision decision, Optional<ProviderResult.Final> answeredBefore, int shard) {
         if (answeredBefore.isPresent()) {
-            return new UnsentCommand(ProviderAnswers.recordOf(answeredBefore.get()), true, "answered by the provider in an earlier attempt");
+            return new UnsentCommand(ProviderAnswers.recordOf(answeredBefore.get(), shard), true, "answered by the provider in an earlier attempt");
         }
         return switch (decision) {
             case DeliveryDecision.Deliver deliver -> throw new IllegalArgumentException("a command to deliver is sent, not marked unsent");

@@ -49,6 +49,17 @@ public final class EventDecoder {
     public static final String TYPE_INCREMENTED = "authorisation.incremented";
     public static final String TYPE_REVERSED = "authorisation.reversed";
     public static final String TYPE_WATERMARK = "feed.watermark";
+    /**
+     * Internal, not part of the platform's contract (docs/integration.md): the webhook receiver's verdict of an
+     * asynchronous provider, version 2 only, decoded as its own case before the platform's types.
+     */
+    public static final String TYPE_PROVIDER_OUTCOME = "provider.outcome";
+    static final List<String> PROVIDER_OUTCOME_REQUIRED = List.of("version", "type", "eventId", "authorisationId", "operationId",
+            "provider", "requestReference", "success");
+    static final List<String> PROVIDER_OUTCOME_OPTIONAL = List.of("reason", "occurredAt");
+    static final List<String> OUTCOME_PROVIDERS = List.of("adyen");
+    static final Pattern REQUEST_REFERENCE = Pattern.compile("[A-Za-z0-9]{1,64}");
+    static final int OUTCOME_REASON_LIMIT = 120;
 
     static final String VERSION_FIELD = "version";
     static final String TYPE = "type";
@@ -200,8 +211,11 @@ public final class EventDecoder {
             throw new InvalidInput(VERSION_FIELD, "must be the integer " + VERSION_1 + " or " + VERSION_2
                     + " (the contract versions accepted), was " + shown(version));
         }
-        Map<String, Fields> contract = CONTRACT.get(version.intValue());
         JsonNode typeNode = root.get(TYPE);
+        if (version.intValue() == VERSION_2 && typeNode != null && TYPE_PROVIDER_OUTCOME.equals(typeNode.textValue())) {
+            return providerOutcome(root);
+        }
+        Map<String, Fields> contract = CONTRACT.get(version.intValue());
         String type = typeNode != null && typeNode.isTextual() ? typeNode.textValue() : null;
         List<String> fields = type == null || !contract.containsKey(type) ? null : contract.get(type).all();
         if (fields == null) {
@@ -249,6 +263,46 @@ public final class EventDecoder {
             throw new InvalidInput(FEED, "must be one of " + FEEDS + ", was " + shown(root.get(FEED)));
         }
         return new IngestEvent.FeedWatermark(eventId, feed, instant(root, WATERMARK));
+    }
+
+    private static IngestEvent.ProviderOutcome providerOutcome(JsonNode root) {
+        List<String> accepted = new ArrayList<>(PROVIDER_OUTCOME_REQUIRED);
+        accepted.addAll(PROVIDER_OUTCOME_OPTIONAL);
+        root.fieldNames().forEachRemaining(name -> {
+            if (!accepted.contains(name)) {
+                throw new InvalidInput(name, "unknown field for " + TYPE_PROVIDER_OUTCOME + "; accepted fields are " + accepted);
+            }
+        });
+        String eventId = id(root, EVENT_ID);
+        String authorisationId = id(root, AUTHORISATION_ID);
+        String operationId = text(root, "operationId", "the release command's operation id");
+        if (!operationId.equals(com.payments.reconciler.reconcile.Candidate.operationIdFor(authorisationId))) {
+            throw new InvalidInput("operationId", "must be " + com.payments.reconciler.reconcile.Candidate.operationIdFor(authorisationId)
+                    + " (the operation of its authorisationId), was " + shown(root.get("operationId")));
+        }
+        String provider = text(root, "provider", "one of " + OUTCOME_PROVIDERS);
+        if (!OUTCOME_PROVIDERS.contains(provider)) {
+            throw new InvalidInput("provider", "must be one of " + OUTCOME_PROVIDERS + ", was " + shown(root.get("provider")));
+        }
+        String reference = text(root, "requestReference", "1-64 characters of A-Z a-z 0-9");
+        if (!REQUEST_REFERENCE.matcher(reference).matches()) {
+            throw new InvalidInput("requestReference", "must be 1-64 characters of A-Z a-z 0-9, was " + shown(root.get("requestReference")));
+        }
+        JsonNode success = root.get("success");
+        if (success == null || !success.isBoolean()) {
+            throw new InvalidInput("success", "required, true or false (a JSON boolean), was " + shown(success));
+        }
+        Optional<String> reason = Optional.empty();
+        if (root.has("reason")) {
+            String text = text(root, "reason", "at most " + OUTCOME_REASON_LIMIT + " printable characters");
+            if (text.length() > OUTCOME_REASON_LIMIT || !text.matches("[\\x20-\\x7E]*")) {
+                throw new InvalidInput("reason", "must be at most " + OUTCOME_REASON_LIMIT + " printable ASCII characters, was " + shown(root.get("reason")));
+            }
+            reason = Optional.of(text);
+        }
+        Optional<Instant> occurredAt = root.has("occurredAt") ? Optional.of(instant(root, "occurredAt")) : Optional.empty();
+        return new IngestEvent.ProviderOutcome(eventId, authorisationId, operationId, provider, reference, success.booleanValue(),
+                reason, occurredAt);
     }
 
     private static String id(JsonNode root, String field) {

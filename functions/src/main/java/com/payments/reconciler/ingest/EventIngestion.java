@@ -20,11 +20,19 @@ public final class EventIngestion {
     private final EventDecoder decoder;
     private final IngestionDecision decision;
     private final IngestStore store;
+    private final Optional<ProviderOutcomes> outcomes;
 
+    /** Ingestion without provider outcomes (a synchronous provider): a {@code provider.outcome} is refused. */
     public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store) {
+        this(decoder, decision, store, Optional.empty());
+    }
+
+    /** @param outcomes where {@code provider.outcome} events are applied, with an asynchronous provider (adyen) */
+    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Optional<ProviderOutcomes> outcomes) {
         this.decoder = decoder;
         this.decision = decision;
         this.store = store;
+        this.outcomes = outcomes;
     }
 
     public IngestOutcome ingest(String body) {
@@ -35,6 +43,10 @@ public final class EventIngestion {
     }
 
     private IngestOutcome apply(IngestEvent event) {
+        if (event instanceof IngestEvent.ProviderOutcome outcome) {
+            return outcomes.map(store -> store.apply(outcome)).orElseGet(() -> new IngestOutcome.Refused(new Refusal(
+                    Refusal.Reason.MALFORMED, "type", "provider.outcome is taken only with an asynchronous provider (provider adyen)"), 0));
+        }
         IngestWrite write = decision.first(event);
         String applied = null;
         for (int writes = 1; writes <= MAX_WRITES; writes++) {

@@ -102,4 +102,20 @@ public sealed interface IngestEvent {
 
     /** How an authorisation ended at the platform: voided, expired, or fully reversed (version 2). */
     enum EndKind { VOIDED, EXPIRED, REVERSED }
+
+    /**
+     * The internal {@code provider.outcome} event (docs/integration.md): an asynchronous provider's verdict on a release
+     * command, put on the queue by the webhook receiver after its signature check.
+     *
+     * @param requestReference the provider's id for the request (Adyen: the cancel's pspReference)
+     * @param reason           the provider's reason when it refused (bounded, printable)
+     * @param occurredAt       the provider's time of the outcome, when it sent one
+     */
+    record ProviderOutcome(String eventId, String authorisationId, String operationId, String provider, String requestReference,
+                           boolean success, Optional<String> reason, Optional<Instant> occurredAt) implements IngestEvent {
+        public ProviderOutcome {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(occurredAt, "occurredAt");
+        }
+    }
 }

@@ -64,7 +64,7 @@ public final class IngestEventsHandler implements RequestStreamHandler {
         this(new EventIngestion(new EventDecoder(), new IngestionDecision(shards(env)),
                         new IngestStore(env.aws().dynamo(), env.required(TableNames.ENV_AUTHORISATIONS),
                                 env.required(TableNames.ENV_SETTLEMENTS),
-                                Optional.ofNullable(env.optional(TableNames.ENV_RELEASE_COMMANDS, null)), Backoff.standard())),
+                                Optional.ofNullable(env.optional(TableNames.ENV_RELEASE_COMMANDS, null)), Backoff.standard()), outcomes(env)),
                 new SqsDeadLetters(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)), metrics);
     }
 
@@ -72,6 +72,18 @@ public final class IngestEventsHandler implements RequestStreamHandler {
         this.ingestion = ingestion;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
+    }
+
+    /**
+     * With an asynchronous provider (adyen) ingestion also applies {@code provider.outcome} events to ReleaseCommands (and
+     * the stack gives it that table); with any other provider it has no such table and refuses them.
+     */
+    static java.util.Optional<ProviderOutcomes> outcomes(HandlerEnvironment env) {
+        if (com.payments.reconciler.delivery.ProviderAdapters.fromEnvironment(env) != com.payments.reconciler.delivery.ProviderAdapters.Adapter.ADYEN) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new ProviderOutcomes(env.aws().dynamo(), env.required(TableNames.ENV_RELEASE_COMMANDS),
+                Backoff.standard(), env.clock()));
     }
 
     /**

@@ -95,6 +95,8 @@ public final class IngestionDecision {
             case AuthorisationIncremented incremented -> new IncrementAuthorisation(incremented);
             case AuthorisationReversed reversed -> new ReduceAuthorisation(reversed);
             case IngestEvent.FeedWatermark watermark -> new IngestWrite.AdvanceWatermark(watermark);
+            case IngestEvent.ProviderOutcome outcome -> throw new IllegalArgumentException(
+                    "provider.outcome writes ReleaseCommands (ProviderOutcomes), not an authorisation");
         };
     }
 
@@ -107,6 +109,8 @@ public final class IngestionDecision {
             case AuthorisationIncremented incremented -> afterIncrement(incremented, (StoredAuthorisation) stored);
             case AuthorisationReversed reversed -> afterReduce(reversed, (StoredAuthorisation) stored);
             case IngestEvent.FeedWatermark watermark -> afterWatermark(watermark, (StoredItem.StoredWatermark) stored);
+            case IngestEvent.ProviderOutcome outcome -> throw new IllegalArgumentException(
+                    "provider.outcome writes ReleaseCommands (ProviderOutcomes), not an authorisation");
         };
     }
 

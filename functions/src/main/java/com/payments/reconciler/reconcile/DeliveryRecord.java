@@ -11,6 +11,10 @@ public sealed interface DeliveryRecord {
         record Delivered(String providerReference) implements Result {
         }
 
+        /** The provider took the request; its outcome arrives later (ingestion's {@code provider.outcome}). */
+        record Acknowledged(String requestReference, int shard) implements Result {
+        }
+
         /** The provider refused permanently. */
         record Rejected(String code, String reason) implements Result {
         }
@@ -38,6 +42,13 @@ public sealed interface DeliveryRecord {
 
         /** Parked for a person: older than automatic delivery may be (our idempotency records may be gone). */
         record Escalated(String reason, int shard) implements Result {
+        }
+
+        /**
+         * Parked for a person (ESCALATED): ACKNOWLEDGED longer than {@code providerOutcomeTimeout} without the provider's
+         * outcome. Recorded only on a command still ACKNOWLEDGED (an outcome that arrived meanwhile wins).
+         */
+        record OutcomeOverdue(String reason, int shard) implements Result {
         }
     }
 

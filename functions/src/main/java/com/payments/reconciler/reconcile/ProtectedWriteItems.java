@@ -70,6 +70,19 @@ final class ProtectedWriteItems {
     static final String STILL_PENDING = "#status = :pending";
     static final String RECORD_DELIVERY =
             "SET #status = :final, deliveredAt = :now, deliveredEpoch = :epoch, attempts = attempts + :attempts, #detail = :detail REMOVE deliveryShard";
+    // An asynchronous provider took the request: the command leaves the delivery index (sending again could only be
+    // answered the same) but is not ended; the provider's outcome ends it (ingestion, ReleaseCommandOutcome).
+    // It enters the sparse awaiting-outcome index (awaitingShard), where the providerOutcomeTimeout sweep finds it.
+    static final String ACKNOWLEDGE =
+            "SET #status = :final, acknowledgedAt = :now, acknowledgedEpoch = :epoch, attempts = attempts + :attempts, "
+                    + "#detail = :detail, awaitingShard = :awaitingShard REMOVE deliveryShard";
+    // The providerOutcomeTimeout sweep escalates only a command still ACKNOWLEDGED: an outcome ingested meanwhile (which
+    // ends it DELIVERED or REJECTED) is never overwritten by a person's queue.
+    static final String STILL_ACKNOWLEDGED = "#status = :acknowledged";
+    // Parked like PARK, and out of the awaiting-outcome index so no later sweep reads it again.
+    static final String PARK_OVERDUE =
+            "SET #status = :final, parkedStatus = :final, endedAt = :now, endedEpoch = :epoch, #detail = :detail, "
+                    + "parkedShard = :shard REMOVE awaitingShard";
     // I3 at the provider call: a command whose authorisation settled ends unsent, with the settlement it saw.
     // Requests made before the settlement was seen (unanswered ones) stay counted in attempts.
     static final String END_UNSENT =
@@ -211,6 +224,7 @@ final class ProtectedWriteItems {
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":pending", s(ReleaseCommands.STATUS_PENDING),
                 ":now", n(now.toEpochMilli()), ":epoch", n(lease.epoch())));
         String expression;
+        String condition = STILL_PENDING;
         String status;
         String detailAttribute;
         String detail;
@@ -221,6 +235,14 @@ final class ProtectedWriteItems {
                 values.put(":attempts", n(mark.attempts()));
                 detailAttribute = ReleaseCommands.PROVIDER_REFERENCE;
                 detail = d.providerReference();
+            }
+            case DeliveryRecord.Result.Acknowledged a -> {
+                expression = ACKNOWLEDGE;
+                status = ReleaseCommands.STATUS_ACKNOWLEDGED;
+                values.put(":attempts", n(mark.attempts()));
+                detailAttribute = ReleaseCommands.REQUEST_REFERENCE;
+                detail = a.requestReference();
+                values.put(":awaitingShard", s(Shards.key(a.shard())));
             }
             case DeliveryRecord.Result.Rejected r -> {
                 expression = RECORD_DELIVERY;
@@ -254,6 +276,16 @@ final class ProtectedWriteItems {
                 values.put(":shard", n(q.shard()));
                 values.put(":attempts", n(mark.attempts()));
             }
+            case DeliveryRecord.Result.OutcomeOverdue o -> {
+                expression = PARK_OVERDUE;
+                condition = STILL_ACKNOWLEDGED;
+                values.remove(":pending");
+                values.put(":acknowledged", s(ReleaseCommands.STATUS_ACKNOWLEDGED));
+                status = ReleaseCommands.STATUS_ESCALATED;
+                detailAttribute = ReleaseCommands.END_REASON;
+                detail = o.reason();
+                values.put(":shard", n(o.shard()));
+            }
             case DeliveryRecord.Result.Escalated e -> {
                 expression = PARK;
                 status = ReleaseCommands.STATUS_ESCALATED;
@@ -268,7 +300,7 @@ final class ProtectedWriteItems {
         return TransactWriteItem.builder().update(Update.builder()
                 .tableName(tables.releaseCommands())
                 .key(Map.of(ReleaseCommands.OPERATION_ID, s(mark.operationId())))
-                .conditionExpression(STILL_PENDING)
+                .conditionExpression(condition)
                 .updateExpression(expression)
                 .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS, "#detail", detailAttribute))
                 .expressionAttributeValues(values)

@@ -216,6 +216,21 @@ public final class Tables {
         public static final String RESOLUTION_NOTE = "resolutionNote";
 
         public static final String STATUS_PENDING = "PENDING";
+        /**
+         * Sent, outcome awaited: the provider took the request and reports its outcome later (Adyen's CANCELLATION
+         * webhook, ingested as {@code provider.outcome}). Out of the delivery index; not an end state: the outcome ends it
+         * DELIVERED or REJECTED, or, none arriving within {@code providerOutcomeTimeout}, a person does (ESCALATED).
+         */
+        public static final String STATUS_ACKNOWLEDGED = "ACKNOWLEDGED";
+        /** When and under which epoch a command became ACKNOWLEDGED (epoch ms), and the provider's id for the request. */
+        public static final String ACKNOWLEDGED_AT = "acknowledgedAt";
+        public static final String ACKNOWLEDGED_EPOCH = "acknowledgedEpoch";
+        public static final String REQUEST_REFERENCE = "requestReference";
+        /** The delivery shard, present only while ACKNOWLEDGED, which makes {@link #AWAITING_OUTCOME_INDEX} sparse. */
+        public static final String AWAITING_SHARD = "awaitingShard";
+        /** The provider outcome event that ended an ACKNOWLEDGED (or still PENDING) command, and the outcome's time (epoch ms). */
+        public static final String OUTCOME_EVENT_ID = "outcomeEventId";
+        public static final String OUTCOME_AT = "outcomeAt";
         public static final String STATUS_DELIVERED = "DELIVERED";
         public static final String STATUS_REJECTED = "REJECTED";
         /** Its authorisation settled before the provider was called: the hold is the settlement's, not ours. */
@@ -232,19 +247,28 @@ public final class Tables {
         /** Every status a command can end in; a command is PENDING until it reaches one, and never leaves it but by an operator's requeue of a parked one. */
         public static final List<String> END_STATES = List.of(STATUS_DELIVERED, STATUS_REJECTED, STATUS_CANCELLED_SETTLED,
                 STATUS_CANCELLED_ENDED, STATUS_QUARANTINED, STATUS_ESCALATED);
+        /** Statuses a command passes through between PENDING and its end. */
+        public static final List<String> AWAITING_OUTCOME = List.of(STATUS_ACKNOWLEDGED);
         /** Statuses that wait for an operator ({@code bin/reconciler commands}). */
         public static final List<String> PARKED = List.of(STATUS_QUARANTINED, STATUS_ESCALATED);
 
         public static final String PENDING_DELIVERY = "pending-delivery";
         /** The commands waiting for an operator, by status, oldest first ({@code bin/reconciler commands list}). */
         public static final String PARKED_INDEX = "parked";
+        /**
+         * The ACKNOWLEDGED commands of a shard, oldest acknowledgement first: where the next delivery finds those whose
+         * outcome is overdue ({@code providerOutcomeTimeout}) and escalates them.
+         */
+        public static final String AWAITING_OUTCOME_INDEX = "awaiting-outcome";
 
         public static final TableSchema SCHEMA = new TableSchema("ReleaseCommands",
                 new KeyAttribute(OPERATION_ID, AttributeType.S),
                 List.of(new Index(PENDING_DELIVERY, new KeyAttribute(DELIVERY_SHARD, AttributeType.S),
                                 new KeyAttribute(CREATED_AT, AttributeType.N)),
                         new Index(PARKED_INDEX, new KeyAttribute(PARKED_STATUS, AttributeType.S),
-                                new KeyAttribute(ENDED_AT, AttributeType.N))),
+                                new KeyAttribute(ENDED_AT, AttributeType.N)),
+                        new Index(AWAITING_OUTCOME_INDEX, new KeyAttribute(AWAITING_SHARD, AttributeType.S),
+                                new KeyAttribute(ACKNOWLEDGED_AT, AttributeType.N))),
                 Optional.empty(), true);
 
         private ReleaseCommands() {

@@ -54,10 +54,23 @@ public final class EnvVars {
     public static final String MAX_SETTLEMENT_FEED_LAG = "MAX_SETTLEMENT_FEED_LAG";
 
     /**
+     * DeliverCommands: how long a command may stay ACKNOWLEDGED without the provider's outcome before the next delivery
+     * escalates it ({@link ProviderOutcomeTimeout}).
+     */
+    public static final String PROVIDER_OUTCOME_TIMEOUT = "PROVIDER_OUTCOME_TIMEOUT";
+
+    /**
      * DeliverCommands: which provider adapter it talks through, {@code generic-http} (default), {@code stripe}, ...
      * ({@code com.payments.reconciler.delivery.ProviderAdapters}).
      */
     public static final String PROVIDER_ADAPTER = "PROVIDER_ADAPTER";
+
+    /** DeliverCommands with provider adyen: the Adyen merchant account every cancel names (stack context {@code merchantAccount}). */
+    public static final String PROVIDER_MERCHANT_ACCOUNT = "PROVIDER_MERCHANT_ACCOUNT";
+    /** AdyenWebhook: the Secrets Manager secret (ARN or name) holding the webhook HMAC key, {@code {"hmacKey": "<hex>"}}. */
+    public static final String WEBHOOK_HMAC_SECRET_ID = "WEBHOOK_HMAC_SECRET_ID";
+    /** AdyenWebhook: the ingestion queue's URL, where each CANCELLATION becomes a {@code provider.outcome} event. */
+    public static final String INGEST_QUEUE_URL = "INGEST_QUEUE_URL";
 
     public static final String DEFAULT_LEASE_NAME = "hold-release-reconciler";
 }

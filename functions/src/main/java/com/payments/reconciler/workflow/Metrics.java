@@ -24,6 +24,14 @@ public final class Metrics {
     public static final String DELIVERY_QUARANTINED = "DeliveryQuarantined";
     /** Commands parked because they outlived automatic delivery: alarmed on. */
     public static final String DELIVERY_ESCALATED = "DeliveryEscalated";
+    /** Commands an asynchronous provider (Adyen) took: ACKNOWLEDGED, outcome awaited in its webhook. */
+    public static final String DELIVERY_ACKNOWLEDGED = "DeliveryAcknowledged";
+    /** ACKNOWLEDGED commands escalated for an outcome overdue (providerOutcomeTimeout); also counted in DeliveryEscalated. */
+    public static final String OUTCOME_OVERDUE = "DeliveryOutcomeOverdue";
+    /** Webhook notifications the receiver refused: unsigned, badly signed or malformed (alarmed on: a forger, or a key out of step). */
+    public static final String WEBHOOK_REFUSED = "WebhookRefused";
+    /** Provider outcomes (CANCELLATION notifications) the receiver put on the ingestion queue. */
+    public static final String WEBHOOK_OUTCOMES = "WebhookOutcomes";
     /**
      * PENDING commands a shard's delivery left for the next run because the night's budget could not fit them
      * at the provider's quota: alarmed on; the night still ends SUCCEEDED.

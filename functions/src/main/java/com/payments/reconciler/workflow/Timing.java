@@ -79,6 +79,12 @@ public final class Timing {
     public static final Duration PROVIDER_REQUEST_TIMEOUT = Duration.ofSeconds(5);
     /** How long the provider API key read from Secrets Manager is reused before it is read again (rotation). */
     public static final Duration PROVIDER_SECRET_TTL = Duration.ofMinutes(5);
+    /**
+     * How long the webhook receiver keeps the HMAC key it read from its secret: short, because a rotated key makes every
+     * notification fail its check until it is read again (Adyen sends refused notifications again later), and long enough
+     * that a burst of notifications costs one Secrets Manager read.
+     */
+    public static final Duration WEBHOOK_KEY_TTL = Duration.ofMinutes(1);
 
     /** Step Functions redrives an execution only within this long after it stopped (RedriveExecution). */
     public static final Duration REDRIVE_HORIZON = Duration.ofDays(14);

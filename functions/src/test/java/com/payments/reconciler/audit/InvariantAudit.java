@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li><b>I1 no stale commit</b>: following each lease item's epoch and holder through its applied images,
  *   every protected write — any change to a ReleaseCommands item (except the operator's requeue of a parked
- *   command, counted in {@link Report#operatorRequeues}) and any write leaving an authorisation
+ *   command, counted in {@link Report#operatorRequeues}, and an asynchronous provider's outcome written by IngestEvents
+ *   without the lease, counted in {@link Report#providerOutcomes}) and any write leaving an authorisation
  *   RELEASE_REQUESTED or changing one that was (except ingestion's note beside a decision, which leaves its state,
  *   version and pending shard as they were) — carries the lease's current epoch at the moment it was
  *   applied, while the lease had a holder. A command carries the epoch of its status ({@code epoch} while
@@ -87,9 +88,12 @@ public final class InvariantAudit {
      * @param cancelledEndedCommands commands ended unsent because their authorisation was voided or expired
      * @param operatorRequeues parked commands an operator put back to PENDING (the one unfenced write the design allows)
      * @param unfencedWrites protected writes that carried the current epoch but were applied without a lease check
+     * @param providerOutcomes commands ended by an asynchronous provider's outcome (IngestEvents' {@code provider.outcome}
+     *                         write, made without the lease by design: the provider's fact, not a decision)
      */
     public record Report(Map<String, Boolean> invariants, List<Violation> violations, int rejectedCommands, int parkedCommands,
-                         int cancelledSettledCommands, int cancelledEndedCommands, int operatorRequeues, List<String> unfencedWrites) {
+                         int cancelledSettledCommands, int cancelledEndedCommands, int operatorRequeues, List<String> unfencedWrites,
+                         int providerOutcomes) {
         public boolean allHold() {
             return violations.isEmpty();
         }
@@ -166,7 +170,7 @@ public final class InvariantAudit {
     public Report audit(StoreSnapshot state, List<AppliedWrite> writes, List<ProviderRelease> releases, Completion completion) {
         List<Violation> violations = new ArrayList<>();
         List<String> unfenced = new ArrayList<>();
-        int[] requeues = {0};
+        int[] requeues = {0, 0}; // operator requeues, provider outcomes: the two writes to commands made without the lease
 
         Map<String, LeaseState> leases = initialLeases(state, writes);
         Set<String> settledNow = initialSettlements(state, writes);
@@ -242,7 +246,8 @@ public final class InvariantAudit {
         for (String name : List.of("I1", "I2", "I3", "I4", "I5")) {
             invariants.put(name, violations.stream().noneMatch(v -> v.invariant().equals(name)));
         }
-        return new Report(invariants, List.copyOf(violations), endings[0], endings[1], endings[2], endings[3], requeues[0], List.copyOf(unfenced));
+        return new Report(invariants, List.copyOf(violations), endings[0], endings[1], endings[2], endings[3], requeues[0], List.copyOf(unfenced),
+                requeues[1]);
     }
 
     /** Each lease as it was when the log began: its first logged write's old image, or the snapshot if never written. */
@@ -400,6 +405,10 @@ public final class InvariantAudit {
                 requeues[0]++; // a person's decision on a command no worker holds; not a worker's write
                 return;
             }
+            if (checks.isEmpty() && providerOutcome(before, after)) {
+                requeues[1]++; // the provider's fact about a request already made (ProviderOutcomes), written without the lease
+                return;
+            }
             authorisationId = text(after != null ? after : before, ReleaseCommands.AUTHORISATION_ID);
             carried = after == null ? null : commandEpoch(after);
             if (before != null && after != null && ReleaseCommands.STATUS_PENDING.equals(oldStatus) && ReleaseCommands.STATUS_PENDING.equals(newStatus)
@@ -476,6 +485,35 @@ public final class InvariantAudit {
     }
 
     /** Whether the item images agree on every attribute but {@code except}. */
+    /** What IngestEvents' provider.outcome write changes on a command, and nothing else (ProviderOutcomes.DELIVER/REJECT). */
+    private static final java.util.Set<String> OUTCOME_ATTRIBUTES = java.util.Set.of(ReleaseCommands.STATUS,
+            ReleaseCommands.DELIVERED_AT, ReleaseCommands.REQUEST_REFERENCE, ReleaseCommands.OUTCOME_EVENT_ID,
+            ReleaseCommands.OUTCOME_AT, ReleaseCommands.REJECTION_REASON, ReleaseCommands.DELIVERY_SHARD,
+            ReleaseCommands.AWAITING_SHARD);
+
+    /**
+     * A provider outcome: a command PENDING or ACKNOWLEDGED ended DELIVERED or REJECTED with an outcome event id it did not
+     * have, changing only the outcome's attributes (never its epoch, attempts, amount or issuer).
+     */
+    private static boolean providerOutcome(JsonNode before, JsonNode after) {
+        if (before == null || after == null) {
+            return false;
+        }
+        String oldStatus = text(before, ReleaseCommands.STATUS);
+        String newStatus = text(after, ReleaseCommands.STATUS);
+        if (oldStatus == null || newStatus == null
+                || !List.of(ReleaseCommands.STATUS_PENDING, ReleaseCommands.STATUS_ACKNOWLEDGED).contains(oldStatus)
+                || !List.of(ReleaseCommands.STATUS_DELIVERED, ReleaseCommands.STATUS_REJECTED).contains(newStatus)
+                || before.has(ReleaseCommands.OUTCOME_EVENT_ID) || !after.has(ReleaseCommands.OUTCOME_EVENT_ID)) {
+            return false;
+        }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        before.fieldNames().forEachRemaining(names::add);
+        after.fieldNames().forEachRemaining(names::add);
+        names.removeAll(OUTCOME_ATTRIBUTES);
+        return names.stream().allMatch(name -> before.path(name).equals(after.path(name)));
+    }
+
     private static boolean sameBut(JsonNode before, JsonNode after, String except) {
         java.util.Set<String> names = new java.util.HashSet<>();
         before.fieldNames().forEachRemaining(names::add);

@@ -177,11 +177,13 @@ class DeliveryProtocolTest {
     private static String describe(DeliveryRecord.Result result) {
         return switch (result) {
             case DeliveryRecord.Result.Delivered d -> "Delivered(" + d.providerReference() + ")";
+            case DeliveryRecord.Result.Acknowledged a -> "Acknowledged(" + a.requestReference() + ")";
             case DeliveryRecord.Result.Rejected r -> "Rejected(" + r.code() + ")";
             case DeliveryRecord.Result.CancelledSettled c -> "CancelledSettled(" + c.settledAt() + ")";
             case DeliveryRecord.Result.CancelledEnded c -> "CancelledEnded(" + c.endKind() + ")";
             case DeliveryRecord.Result.Quarantined q -> "Quarantined(shard " + q.shard() + ")";
             case DeliveryRecord.Result.Escalated e -> "Escalated(shard " + e.shard() + ")";
+            case DeliveryRecord.Result.OutcomeOverdue o -> "OutcomeOverdue(shard " + o.shard() + ")";
         };
     }
 

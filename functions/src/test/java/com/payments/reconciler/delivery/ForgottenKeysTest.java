@@ -153,6 +153,7 @@ class ForgottenKeysTest {
         return switch (step) {
             case ForgottenKeys.Step.Answer(ProviderResult.Released released) -> "Answer:Released(" + released.providerReference() + ")";
             case ForgottenKeys.Step.Answer(ProviderResult.Rejected rejected) -> "Answer:Rejected(" + rejected.code() + ")";
+            case ForgottenKeys.Step.Answer(ProviderResult.Acknowledged taken) -> "Answer:Acknowledged(" + taken.requestReference() + ")";
             case ForgottenKeys.Step.Send send -> "Send";
             case ForgottenKeys.Step.Escalate escalate -> "Escalate";
             case ForgottenKeys.Step.OutsideContract outside -> "OutsideContract";

@@ -193,6 +193,7 @@ class IngestionOrderProperties {
                 case IngestEvent.FeedWatermark w -> {
                     // The generated orders carry no watermarks: nothing a naive consumer would write.
                 }
+                case IngestEvent.ProviderOutcome o -> throw new IllegalArgumentException("no provider outcomes in these properties");
             }
         }
     }

@@ -191,6 +191,10 @@ final class LocalCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--provider: " + e.getMessage());
         }
+        if (adapter == ProviderAdapters.Adapter.ADYEN) {
+            // The adapter is deployable (provider=adyen), but the local runs have no Adyen fake and webhook path yet.
+            throw new IllegalArgumentException("--provider: adyen has no local fake yet; accepted here: generic-http | stripe, was 'adyen'");
+        }
         // As the stack refuses it: a retention past the provider's documented pruning would re-send blindly after it.
         adapter.documentedKeyRetention().ifPresent(documented -> retention.ifPresent(r -> {
             if (r.retention().compareTo(documented) > 0) {

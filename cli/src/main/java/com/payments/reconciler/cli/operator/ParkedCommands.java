@@ -98,6 +98,37 @@ public final class ParkedCommands {
                          long endedEpoch, long attempts, String reason) {
     }
 
+    /** A command ACKNOWLEDGED by the provider, its outcome awaited: since when, and the provider's id for the request. */
+    public record Awaiting(String operationId, String authorisationId, String windowId, Instant acknowledgedAt,
+                           long acknowledgedEpoch, long attempts, String requestReference) {
+    }
+
+    /**
+     * Every ACKNOWLEDGED command, oldest acknowledgement first: a Scan of the sparse awaiting-outcome index, which holds
+     * only those (its partitions are the delivery shards, which this command does not know).
+     */
+    public List<Awaiting> awaiting() {
+        List<Awaiting> found = new ArrayList<>();
+        Map<String, AttributeValue> start = Map.of();
+        do {
+            Map<String, AttributeValue> from = start;
+            var page = dynamo.scan(b -> {
+                b.tableName(table).indexName(ReleaseCommands.AWAITING_OUTCOME_INDEX);
+                if (!from.isEmpty()) {
+                    b.exclusiveStartKey(from);
+                }
+            });
+            page.items().forEach(item -> found.add(new Awaiting(Attr.stringOr(item, ReleaseCommands.OPERATION_ID, "?"),
+                    Attr.stringOr(item, ReleaseCommands.AUTHORISATION_ID, "?"), Attr.stringOr(item, ReleaseCommands.WINDOW_ID, "?"),
+                    Instant.ofEpochMilli(Attr.numberOr(item, ReleaseCommands.ACKNOWLEDGED_AT, 0)),
+                    Attr.numberOr(item, ReleaseCommands.ACKNOWLEDGED_EPOCH, 0), Attr.numberOr(item, ReleaseCommands.ATTEMPTS, 0),
+                    Attr.stringOr(item, ReleaseCommands.REQUEST_REFERENCE, "?"))));
+            start = page.hasLastEvaluatedKey() ? page.lastEvaluatedKey() : Map.of();
+        } while (!start.isEmpty());
+        found.sort(java.util.Comparator.comparing(Awaiting::acknowledgedAt).thenComparing(Awaiting::operationId));
+        return found;
+    }
+
     /** What a requeue found. */
     public sealed interface Requeue {
         record Requeued(String operationId, int shard) implements Requeue {

@@ -19,8 +19,15 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * @param cancelledEnded commands of the window in {@code CANCELLED_ENDED}
  * @param quarantined commands of the window in {@code QUARANTINED}
  * @param escalated commands of the window in {@code ESCALATED}
+ * @param acknowledged commands of the window in {@code ACKNOWLEDGED}: sent to an asynchronous provider, outcome awaited
  */
-public record OutboxTally(long commands, long delivered, long attempts, long cancelledSettled, long cancelledEnded, long quarantined, long escalated) {
+public record OutboxTally(long commands, long delivered, long attempts, long cancelledSettled, long cancelledEnded, long quarantined, long escalated,
+                          long acknowledged) {
+
+    /** A tally without asynchronous-provider commands. */
+    public OutboxTally(long commands, long delivered, long attempts, long cancelledSettled, long cancelledEnded, long quarantined, long escalated) {
+        this(commands, delivered, attempts, cancelledSettled, cancelledEnded, quarantined, escalated, 0);
+    }
 
     public static OutboxTally of(StoreSnapshot snapshot, String windowId) {
         List<Map<String, AttributeValue>> commands = snapshot.of(ReleaseCommands.SCHEMA).stream()
@@ -36,7 +43,7 @@ public record OutboxTally(long commands, long delivered, long attempts, long can
         return new OutboxTally(commands.size(), inStatus.applyAsLong(ReleaseCommands.STATUS_DELIVERED), attempts,
                 inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_SETTLED), inStatus.applyAsLong(ReleaseCommands.STATUS_CANCELLED_ENDED),
                 inStatus.applyAsLong(ReleaseCommands.STATUS_QUARANTINED),
-                inStatus.applyAsLong(ReleaseCommands.STATUS_ESCALATED));
+                inStatus.applyAsLong(ReleaseCommands.STATUS_ESCALATED), inStatus.applyAsLong(ReleaseCommands.STATUS_ACKNOWLEDGED));
     }
 
     private static String text(Map<String, AttributeValue> item, String attribute) {

@@ -159,10 +159,11 @@ class BadInputTableTest {
                 {"local --provider-key-retention 24h", "--provider-key-retention must be an ISO-8601 duration above zero and at most P366D"},
                 {"local --provider-key-retention PT0S", "--provider-key-retention must be an ISO-8601 duration above zero"},
                 {"chaos --provider-key-retention P400D", "--provider-key-retention must be an ISO-8601 duration above zero and at most P366D"},
-                {"local --provider paypal", "--provider: must be one of generic-http | stripe, was 'paypal'"},
+                {"local --provider paypal", "--provider: must be one of generic-http | stripe | adyen, was 'paypal'"},
+                {"local --provider adyen", "--provider: adyen has no local fake yet; accepted here: generic-http | stripe"},
                 {"local --provider stripe --provider-key-retention P2D", "--provider-key-retention: must be at most PT24H with --provider stripe"},
-                {"chaos --provider Stripe", "--provider: must be one of generic-http | stripe"},
-                {"bench --provider none", "--provider: must be one of generic-http | stripe"},
+                {"chaos --provider Stripe", "--provider: must be one of generic-http | stripe | adyen"},
+                {"bench --provider none", "--provider: must be one of generic-http | stripe | adyen"},
                 // The operator's commands' own bad usage is cli's OperatorBadUsageTest; here, that the harness's
                 // command line still refuses an unknown command and an operator command's bad flag the same way.
                 {"start --window 2026-12-01 --grace-period PT1H", "--grace-period"}, {"frobnicate", "frobnicate"}}) {

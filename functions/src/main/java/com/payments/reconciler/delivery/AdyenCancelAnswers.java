@@ -1,0 +1,115 @@
+package com.payments.reconciler.delivery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.payments.reconciler.workflow.ProviderContractViolation;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What an answer to Adyen's {@code POST /payments/{paymentPspReference}/cancels} (Checkout API v71, the public
+ * Adyen/adyen-openapi specification) means for the command. Pure: status and body in, a {@link ProviderResult} out, or a
+ * {@link ProviderContractViolation} naming the field.
+ *
+ * <ul>
+ *   <li>201 with {@code status = received}, this payment's {@code paymentPspReference}, our {@code merchantAccount} and
+ *       the cancel's own {@code pspReference}: {@link ProviderResult.Acknowledged}. It is not the outcome: the
+ *       CANCELLATION notification is ({@code provider.outcome}, docs/integration.md).</li>
+ *   <li>429: {@link ProviderResult.Throttled} with its {@code Retry-After}; 503 with {@code Retry-After} likewise.</li>
+ *   <li>500, 502, 503, 504, any other 5xx and 408: {@link ProviderResult.Unavailable} (the same key is sent again).</li>
+ *   <li>422 (Adyen's "request validation error") and every other status (400, 403, 404, ...): outside the contract, the
+ *       command is quarantined for a person with Adyen's {@code errorCode}. A captured payment is not refused here:
+ *       Adyen answers its cancel {@code received} and reports {@code success = false} in the CANCELLATION notification,
+ *       which ends the command REJECTED with Adyen's reason.</li>
+ * </ul>
+ * 401 is the client's: it reads the key again before calling an answer outside the contract.
+ */
+final class AdyenCancelAnswers {
+
+    static final String RECEIVED = "received";
+    /** Adyen's pspReference is 16 characters; anything far longer is not one. */
+    private static final int MAX_REFERENCE_LENGTH = 64;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private AdyenCancelAnswers() {
+    }
+
+    /**
+     * @param operationId        the command's operation id (messages only)
+     * @param paymentPspReference the payment the cancel was for (the path's {@code paymentPspReference})
+     * @param merchantAccount    the merchant account the request named
+     * @param retryAfter         the answer's {@code Retry-After}, parsed
+     */
+    static ProviderResult interpret(String operationId, String paymentPspReference, String merchantAccount,
+                                    int status, String body, Optional<Duration> retryAfter) {
+        String what = "Adyen answered " + status + " to the cancel for " + operationId;
+        return switch (status) {
+            case 201 -> {
+                JsonNode json = json(what, status, body);
+                expect(what, status, body, json, "status", RECEIVED);
+                expect(what, status, body, json, "paymentPspReference", paymentPspReference);
+                expect(what, status, body, json, "merchantAccount", merchantAccount);
+                String reference = text(what, status, body, json, "pspReference");
+                if (reference.length() > MAX_REFERENCE_LENGTH) {
+                    throw ProviderContractViolation.ofCommand(what + ": field pspReference is longer than "
+                            + MAX_REFERENCE_LENGTH + " characters", status, body);
+                }
+                yield new ProviderResult.Acknowledged(reference);
+            }
+            case 429 -> new ProviderResult.Throttled(status, retryAfter);
+            case 503 -> retryAfter.isPresent() ? new ProviderResult.Throttled(status, retryAfter)
+                    : new ProviderResult.Unavailable("Adyen answered " + status);
+            case 408 -> new ProviderResult.Unavailable("Adyen answered " + status);
+            case 422 -> throw ProviderContractViolation.ofCommand(what + ": a request validation error (errorCode "
+                    + errorCode(body) + "); a person must look before it is sent again", status, body);
+            default -> {
+                if (status >= 500 && status <= 599) {
+                    yield new ProviderResult.Unavailable("Adyen answered " + status);
+                }
+                throw ProviderContractViolation.ofCommand(what + ": unexpected status (errorCode " + errorCode(body)
+                        + "); the cancel answers 201 (received), 429/5xx (retry)", status, body);
+            }
+        };
+    }
+
+    /** Adyen's ServiceError {@code errorCode}, quoted, or {@code none}. */
+    static String errorCode(String body) {
+        try {
+            JsonNode json = JSON.readTree(body);
+            JsonNode code = json == null ? null : json.get("errorCode");
+            return code != null && code.isValueNode() ? ProviderContractViolation.quote(code.asText()) : "none";
+        } catch (IOException e) {
+            return "none";
+        }
+    }
+
+    private static JsonNode json(String what, int status, String body) {
+        try {
+            JsonNode json = JSON.readTree(body);
+            if (json != null && json.isObject()) {
+                return json;
+            }
+        } catch (IOException e) {
+            // reported below without quoting the body
+        }
+        throw ProviderContractViolation.ofCommand(what + ": the body is not a JSON object (" + body.length() + " characters)", status, body);
+    }
+
+    private static void expect(String what, int status, String body, JsonNode json, String field, String expected) {
+        String actual = text(what, status, body, json, field);
+        if (!actual.equals(expected)) {
+            throw ProviderContractViolation.ofCommand(what + ": field " + field + " is '" + ProviderContractViolation.quote(actual)
+                    + "', expected '" + ProviderContractViolation.quote(expected) + "'", status, body);
+        }
+    }
+
+    private static String text(String what, int status, String body, JsonNode json, String field) {
+        JsonNode value = json.get(field);
+        if (value == null || !value.isTextual() || value.asText().isBlank()) {
+            throw ProviderContractViolation.ofCommand(what + ": field " + field + " is required, a non-empty string", status, body);
+        }
+        return value.asText();
+    }
+}

@@ -1,0 +1,121 @@
+package com.payments.reconciler.delivery;
+
+import com.payments.reconciler.workflow.ProviderContractViolation;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every answer to Adyen's cancel, as a table: status and body in, what the command becomes out. The bodies follow the
+ * Checkout API v71 specification (PaymentCancelResponse, ServiceError). The known-bad proof: a mapping that takes any
+ * 2xx as acknowledged, or a 422 as retryable, fails rows of this table ({@link #aMappingThatTrustsAny2xxFailsTheTable}).
+ */
+class AdyenCancelAnswersTest {
+
+    private static final String OPERATION = "release-hold:auth-1";
+    private static final String PAYMENT = "993617894903480A";
+    private static final String MERCHANT = "TestMerchant";
+    private static final String RECEIVED = """
+            {"merchantAccount":"TestMerchant","paymentPspReference":"993617894903480A","reference":"release-hold:auth-1",
+             "pspReference":"993617894906488A","status":"received"}""";
+
+    /** One row: the answer and what it must mean ({@code Acknowledged(ref)}, {@code Throttled(s)}, {@code Unavailable}, {@code Quarantined}). */
+    private record Row(String name, int status, String body, Optional<Duration> retryAfter, String expected) {
+        Row(String name, int status, String body, String expected) {
+            this(name, status, body, Optional.empty(), expected);
+        }
+    }
+
+    static final List<Row> TABLE = List.of(
+            new Row("201 received", 201, RECEIVED, "Acknowledged(993617894906488A)"),
+            new Row("201 for another payment", 201, RECEIVED.replace("\"993617894903480A\"", "\"OTHERPAYMENT0000\""), "Quarantined"),
+            new Row("201 for another merchant account", 201, RECEIVED.replace("\"TestMerchant\"", "\"Other\""), "Quarantined"),
+            new Row("201 without the cancel's pspReference", 201, RECEIVED.replace("\"pspReference\":\"993617894906488A\",", ""), "Quarantined"),
+            new Row("201 with another status", 201, RECEIVED.replace("\"received\"", "\"cancelled\""), "Quarantined"),
+            new Row("201 not JSON", 201, "<html>ok</html>", "Quarantined"),
+            new Row("200 (not the documented 201)", 200, RECEIVED, "Quarantined"),
+            new Row("422 validation error", 422, """
+                    {"status":422,"errorCode":"167","message":"Original pspReference required for this operation","errorType":"validation"}""",
+                    "Quarantined"),
+            new Row("400 bad request", 400, """
+                    {"status":400,"errorCode":"702","message":"bad","errorType":"validation"}""", "Quarantined"),
+            new Row("403 forbidden", 403, """
+                    {"status":403,"errorCode":"010","message":"Not allowed","errorType":"security"}""", "Quarantined"),
+            new Row("404", 404, "", "Quarantined"),
+            new Row("429 with Retry-After", 429, "", Optional.of(Duration.ofSeconds(2)), "Throttled(429, PT2S)"),
+            new Row("429 without Retry-After", 429, "", "Throttled(429, none)"),
+            new Row("503 with Retry-After", 503, "", Optional.of(Duration.ofSeconds(1)), "Throttled(503, PT1S)"),
+            new Row("503", 503, "", "Unavailable"),
+            new Row("500 internal error", 500, """
+                    {"status":500,"errorCode":"905","message":"x","errorType":"configuration"}""", "Unavailable"),
+            new Row("502", 502, "", "Unavailable"),
+            new Row("504", 504, "", "Unavailable"),
+            new Row("599", 599, "", "Unavailable"),
+            new Row("408", 408, "", "Unavailable"));
+
+    @Test
+    void everyAnswerMeansWhatTheTableSays() {
+        assertThat(mismatches(AdyenCancelAnswersTest::interpret)).isEmpty();
+    }
+
+    @Test
+    void aMappingThatTrustsAny2xxFailsTheTable() {
+        Mapping trusting = (status, body, retryAfter) -> status / 100 == 2
+                ? new ProviderResult.Acknowledged("anything") : interpret(status, body, retryAfter);
+        assertThat(mismatches(trusting)).isNotEmpty();
+        Mapping retrying422 = (status, body, retryAfter) -> status == 422
+                ? new ProviderResult.Unavailable("422") : interpret(status, body, retryAfter);
+        assertThat(mismatches(retrying422)).containsExactly("422 validation error: expected Quarantined, was Unavailable");
+    }
+
+    @Test
+    void aQuarantinedAnswerNamesAdyensErrorCodeButNeverQuotesTheBody() {
+        try {
+            interpret(422, "{\"errorCode\":\"167\",\"message\":\"4111 1111 1111 1111\"}", Optional.empty());
+        } catch (ProviderContractViolation e) {
+            assertThat(e.getMessage()).contains("errorCode 167").doesNotContain("4111");
+            assertThat(e.answer()).doesNotContain("4111 1111 1111 1111");
+            return;
+        }
+        throw new AssertionError("a 422 must be outside the contract");
+    }
+
+    private interface Mapping {
+        ProviderResult apply(int status, String body, Optional<Duration> retryAfter);
+    }
+
+    private static ProviderResult interpret(int status, String body, Optional<Duration> retryAfter) {
+        return AdyenCancelAnswers.interpret(OPERATION, PAYMENT, MERCHANT, status, body, retryAfter);
+    }
+
+    private static List<String> mismatches(Mapping mapping) {
+        List<String> out = new ArrayList<>();
+        for (Row row : TABLE) {
+            String actual;
+            try {
+                actual = describe(mapping.apply(row.status(), row.body(), row.retryAfter()));
+            } catch (ProviderContractViolation e) {
+                actual = e.aboutTheCommand() ? "Quarantined" : "Stopped";
+            }
+            if (!actual.equals(row.expected())) {
+                out.add(row.name() + ": expected " + row.expected() + ", was " + actual);
+            }
+        }
+        return out;
+    }
+
+    private static String describe(ProviderResult result) {
+        return switch (result) {
+            case ProviderResult.Acknowledged a -> "Acknowledged(" + a.requestReference() + ")";
+            case ProviderResult.Released r -> "Released(" + r.providerReference() + ")";
+            case ProviderResult.Rejected r -> "Rejected(" + r.code() + ")";
+            case ProviderResult.Throttled t -> "Throttled(" + t.status() + ", " + t.retryAfter().map(Duration::toString).orElse("none") + ")";
+            case ProviderResult.Unavailable u -> "Unavailable";
+        };
+    }
+}

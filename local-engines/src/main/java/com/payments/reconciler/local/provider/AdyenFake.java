@@ -1,0 +1,337 @@
+package com.payments.reconciler.local.provider;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.ToIntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A local Adyen for the harness (never in the deployed jar): Checkout API v71's {@code POST /payments/{paymentPspReference}/cancels}
+ * in the shapes of Adyen/adyen-openapi (request {@code {merchantAccount, reference}}, answer 201
+ * {@code {merchantAccount, paymentPspReference, reference, pspReference, status: "received"}}), and the CANCELLATION
+ * notification each cancel later produces, signed with a test HMAC key the way Adyen documents (HMAC-SHA256 with the
+ * hex-decoded key over {@code pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success},
+ * base64). Written apart from the functions module's verifier on purpose: the two meet only on the wire.
+ *
+ * <p>Its effect log is the truth for I2: a payment's cancellation is performed at most once, by the first cancel that
+ * reaches it; a cancel of a captured payment performs nothing and is notified {@code success=false}. The
+ * {@code Idempotency-Key} is honoured: the same key is answered with the stored 201 and produces no second notification;
+ * a cancel without a key is refused 422 (this fake only, so that no cancel escapes the key log).
+ *
+ * <p>Notifications are not sent by themselves: {@link #deliverWebhooks} sends the ones due, delayed (only those older
+ * than the delay), reordered (seeded shuffle), each duplicated with the given probability, and one forged copy among
+ * them (a changed {@code success} under the genuine signature), to an endpoint the harness chose (the receiver
+ * handler in-process). A notification not answered 200 stays due, as Adyen retries; the forged copy is never retried.
+ * The synthetic payment's pspReference is {@code PSP} and the hex of the authorisation id ({@link #pspReferenceFor}).
+ */
+public final class AdyenFake implements AutoCloseable {
+
+    public static final String API_KEY_HEADER = "X-API-Key";
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern CANCELS = Pattern.compile("/payments/([^/]+)/cancels");
+    private static final Pattern PSP = Pattern.compile("PSP((?:[0-9A-F]{2}){1,30})");
+
+    /** One notification waiting to be sent, and when it became due (epoch ms of the fake's clock). */
+    private record Pending(ObjectNode item, long at) {
+    }
+
+    /** What one {@link #deliverWebhooks} sent. */
+    public record Sent(int notifications, int duplicates, int forged, int refused, int leftDue) {
+    }
+
+    private final HttpServer server;
+    private final ExecutorService threads;
+    private final Clock clock;
+    private final byte[] hmacKey;
+    private final String apiKey;
+    private final String merchantAccount;
+    private final Random random;
+    private final Object lock = new Object();
+    private final Map<String, ObjectNode> answersByKey = new HashMap<>();
+    private final Map<String, PerformedRelease> performedByPayment = new HashMap<>();
+    private final List<PerformedRelease> performed = new ArrayList<>();
+    private final Set<String> captured = new HashSet<>();
+    private final List<Pending> due = new ArrayList<>();
+    private long cancels;
+    private long requests;
+    private long sequence;
+
+    private AdyenFake(Clock clock, String hexHmacKey, String apiKey, String merchantAccount, long seed) throws IOException {
+        this.clock = clock;
+        this.hmacKey = HexFormat.of().parseHex(hexHmacKey);
+        this.apiKey = apiKey;
+        this.merchantAccount = merchantAccount;
+        this.random = new Random(seed);
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        this.threads = Executors.newVirtualThreadPerTaskExecutor();
+        server.setExecutor(threads);
+        server.createContext("/", this::serve);
+        server.start();
+    }
+
+    /** Starts on a free loopback port. */
+    public static AdyenFake start(Clock clock, String hexHmacKey, String apiKey, String merchantAccount, long seed) {
+        try {
+            return new AdyenFake(clock, hexHmacKey, apiKey, merchantAccount, seed);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start the Adyen fake", e);
+        }
+    }
+
+    /** The base URL the adapter is given (as Adyen's {@code https://checkout-test.adyen.com/v71}). */
+    public URI baseUrl() {
+        return URI.create("http://" + server.getAddress().getHostString() + ":" + server.getAddress().getPort() + "/v71");
+    }
+
+    /** The synthetic payment's pspReference for an authorisation (its providerReference on authorisation.created). */
+    public static String pspReferenceFor(String authorisationId) {
+        return "PSP" + HexFormat.of().withUpperCase().formatHex(authorisationId.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The authorisation a payment pspReference of this fake stands for. */
+    public static Optional<String> authorisationOf(String pspReference) {
+        Matcher matcher = PSP.matcher(pspReference);
+        return matcher.matches()
+                ? Optional.of(new String(HexFormat.of().parseHex(matcher.group(1)), StandardCharsets.UTF_8)) : Optional.empty();
+    }
+
+    /** The payment was captured: a later cancel performs nothing and is notified {@code success=false}. */
+    public void capture(String authorisationId) {
+        synchronized (lock) {
+            captured.add(authorisationId);
+        }
+    }
+
+    /** The cancellations performed, once per payment: I2 is judged from this log. */
+    public List<PerformedRelease> releases() {
+        synchronized (lock) {
+            return List.copyOf(performed);
+        }
+    }
+
+    /** Cancel requests answered 201 (replays under a known key included). */
+    public long cancels() {
+        synchronized (lock) {
+            return cancels;
+        }
+    }
+
+    /** Every request the fake answered. */
+    public long requests() {
+        synchronized (lock) {
+            return requests;
+        }
+    }
+
+    /** Notifications produced and not yet answered 200 by the receiver. */
+    public int outstanding() {
+        synchronized (lock) {
+            return due.size();
+        }
+    }
+
+    /**
+     * Sends the notifications due at least {@code delayMillis} ago, in a shuffled order, each also duplicated with
+     * probability {@code duplicateRate}, and (when {@code forgeOne} and any is sent) one forged copy; {@code endpoint}
+     * posts a NotificationRequest body and answers the HTTP status. Each request carries one item, as Adyen's do.
+     */
+    public Sent deliverWebhooks(ToIntFunction<String> endpoint, long delayMillis, double duplicateRate, boolean forgeOne) {
+        List<Pending> batch;
+        synchronized (lock) {
+            long now = clock.millis();
+            batch = new ArrayList<>(due.stream().filter(p -> p.at() <= now - delayMillis).toList());
+            Collections.shuffle(batch, random);
+        }
+        int sent = 0;
+        int duplicates = 0;
+        int refused = 0;
+        int forged = 0;
+        for (Pending pending : batch) {
+            if (forgeOne && forged == 0) {
+                ObjectNode copy = pending.item().deepCopy();
+                // The genuine signature over the genuine fields, with the outcome turned: the receiver must refuse it.
+                copy.put("success", "true".equals(copy.path("success").asText()) ? "false" : "true");
+                endpoint.applyAsInt(request(copy));
+                forged++;
+            }
+            int status = endpoint.applyAsInt(request(pending.item()));
+            sent++;
+            if (status == 200) {
+                synchronized (lock) {
+                    due.remove(pending);
+                }
+            } else {
+                refused++;
+            }
+            if (random.nextDouble() < duplicateRate) {
+                endpoint.applyAsInt(request(pending.item()));
+                duplicates++;
+            }
+        }
+        return new Sent(sent, duplicates, forged, refused, outstanding());
+    }
+
+    private static String request(ObjectNode item) {
+        ObjectNode body = JSON.createObjectNode().put("live", "false");
+        ArrayNode items = body.putArray("notificationItems");
+        items.addObject().set("NotificationRequestItem", item);
+        return body.toString();
+    }
+
+    private void serve(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            byte[] body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            synchronized (lock) {
+                requests++;
+            }
+            Matcher path = CANCELS.matcher(exchange.getRequestURI().getRawPath().replaceFirst("^/v71", ""));
+            if (!path.matches() || !"POST".equals(exchange.getRequestMethod())) {
+                send(exchange, 404, error(404, "000", "Not found", "configuration"));
+                return;
+            }
+            if (!apiKey.equals(exchange.getRequestHeaders().getFirst(API_KEY_HEADER))) {
+                send(exchange, 401, error(401, "000", "HTTP Status Response - Unauthorized", "security"));
+                return;
+            }
+            String key = exchange.getRequestHeaders().getFirst(IDEMPOTENCY_KEY);
+            if (key == null || key.isEmpty() || key.length() > 64) {
+                send(exchange, 422, error(422, "000", "this fake requires an Idempotency-Key of 1-64 characters", "validation"));
+                return;
+            }
+            JsonNode request;
+            try {
+                request = JSON.readTree(body);
+            } catch (IOException e) {
+                send(exchange, 422, error(422, "000", "Structure of the request is invalid", "validation"));
+                return;
+            }
+            if (request == null || !merchantAccount.equals(request.path("merchantAccount").asText(null))) {
+                send(exchange, 422, error(422, "901", "Invalid Merchant Account", "validation"));
+                return;
+            }
+            String payment = URLDecoder.decode(path.group(1), StandardCharsets.UTF_8);
+            send(exchange, 201, cancel(key, payment, request.path("reference").asText("")));
+        }
+    }
+
+    /** The 201 for {@code key}: stored the first time (with its effect and notification), replayed after. */
+    private ObjectNode cancel(String key, String payment, String reference) {
+        synchronized (lock) {
+            cancels++;
+            ObjectNode stored = answersByKey.get(key);
+            if (stored != null) {
+                return stored;
+            }
+            String pspReference = String.format("C%015d", ++sequence);
+            ObjectNode answer = JSON.createObjectNode().put("merchantAccount", merchantAccount)
+                    .put("paymentPspReference", payment).put("reference", reference)
+                    .put("pspReference", pspReference).put("status", "received");
+            answersByKey.put(key, answer);
+            Optional<String> authorisation = authorisationOf(payment);
+            long now = clock.millis();
+            boolean success;
+            String reason = "";
+            if (authorisation.isEmpty()) {
+                success = false;
+                reason = "Original pspReference required for this operation";
+            } else if (captured.contains(authorisation.get())) {
+                success = false;
+                reason = "Transaction is already captured";
+            } else {
+                // A second cancel of a cancelled payment performs nothing more; Adyen reports it a success.
+                success = true;
+                performedByPayment.computeIfAbsent(payment, p -> {
+                    PerformedRelease release = new PerformedRelease(authorisation.get(), reference, now);
+                    performed.add(release);
+                    return release;
+                });
+            }
+            due.add(new Pending(notification(pspReference, payment, reference, success, reason, now), now));
+            return answer;
+        }
+    }
+
+    private ObjectNode notification(String pspReference, String payment, String reference, boolean success, String reason, long at) {
+        ObjectNode item = JSON.createObjectNode();
+        item.putObject("amount").put("currency", "EUR").put("value", 0);
+        item.put("eventCode", "CANCELLATION")
+                .put("eventDate", Instant.ofEpochMilli(at).toString())
+                .put("merchantAccountCode", merchantAccount)
+                .put("merchantReference", reference)
+                .put("originalReference", payment)
+                .put("pspReference", pspReference)
+                .put("reason", reason)
+                .put("success", Boolean.toString(success));
+        String data = String.join(":", pspReference, payment, merchantAccount, reference, "0", "EUR", "CANCELLATION",
+                Boolean.toString(success));
+        item.putObject("additionalData").put("hmacSignature", sign(data));
+        return item;
+    }
+
+    private String sign(String data) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(hmacKey, "HmacSHA256"));
+            return Base64.getEncoder().encodeToString(mac.doFinal(data.getBytes(StandardCharsets.UTF_8)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256", e);
+        }
+    }
+
+    /** Adyen's ServiceError shape. */
+    private static ObjectNode error(int status, String code, String message, String type) {
+        return JSON.createObjectNode().put("status", status).put("errorCode", code).put("message", message)
+                .put("errorType", type);
+    }
+
+    private static void send(HttpExchange exchange, int status, ObjectNode body) throws IOException {
+        byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+}
