@@ -40,7 +40,9 @@ class RedriveRuleTest {
         for (RedrivePaths.FailurePath path : RedrivePaths.of(asl)) {
             String where = path.task() + " / " + RedrivePaths.shortName(path.error()) + " → " + String.join(" → ", path.route());
             String expectedFail = ErrorNames.SUPERSEDED.contains(path.error()) ? ErrorNames.FAIL_SUPERSEDED
-                    : ErrorNames.LEASE_HELD.equals(path.error()) ? ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN : null;
+                    : ErrorNames.LEASE_HELD.equals(path.error()) ? ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN
+                    // A held night is approved and rerun, never redriven (the redrive command refuses it): its own Fail state.
+                    : ErrorNames.RELEASE_SURGE.equals(path.error()) ? ErrorNames.FAIL_RELEASE_SURGE : null;
             if (path.releasesLease()) {
                 found.add(where + ": hands the lease back, so a redrive of this night is refused its renewal (LeaseLost)");
             }
@@ -103,16 +105,17 @@ class RedriveRuleTest {
     }
 
     @Test
-    void theOnlyFailStatesAreSupersededAndLeaseHeldByAnotherRunEachReachedOnlyByItsOwnErrors() {
+    void theOnlyFailStatesAreSupersededLeaseHeldByAnotherRunAndReleaseSurgeEachReachedOnlyByItsOwnErrors() {
         Map<String, TreeSet<String>> reachedBy = RedrivePaths.of(shipped).stream()
                 .filter(p -> p.ending() instanceof RedrivePaths.Ending.EntersFailState)
                 .collect(Collectors.groupingBy(p -> ((RedrivePaths.Ending.EntersFailState) p.ending()).name(),
                         Collectors.mapping(RedrivePaths.FailurePath::error, Collectors.toCollection(TreeSet::new))));
-        assertThat(reachedBy).containsOnlyKeys(ErrorNames.FAIL_SUPERSEDED, ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN);
+        assertThat(reachedBy).containsOnlyKeys(ErrorNames.FAIL_SUPERSEDED, ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN, ErrorNames.FAIL_RELEASE_SURGE);
+        assertThat(reachedBy.get(ErrorNames.FAIL_RELEASE_SURGE)).containsExactly(ErrorNames.RELEASE_SURGE);
         assertThat(reachedBy.get(ErrorNames.FAIL_SUPERSEDED)).containsExactlyInAnyOrderElementsOf(ErrorNames.SUPERSEDED);
         assertThat(reachedBy.get(ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN)).containsExactly(ErrorNames.LEASE_HELD);
         assertThat(shipped.states().values()).filteredOn(s -> s.type().equals("Fail")).extracting(Asl.Located::name)
-                .containsExactlyInAnyOrder(ErrorNames.FAIL_SUPERSEDED, ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN);
+                .containsExactlyInAnyOrder(ErrorNames.FAIL_SUPERSEDED, ErrorNames.FAIL_LEASE_HELD_BY_ANOTHER_RUN, ErrorNames.FAIL_RELEASE_SURGE);
     }
 
     /**
