@@ -57,7 +57,8 @@ class SettlementFeedOutageTest {
                     new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                     new SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
                     new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                    new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate);
+                    new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate,
+                    com.payments.reconciler.reconcile.HeldForFeed.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT));
 
             assertThatThrownBy(() -> page(reconcile, w.window(), lease))
                     .isInstanceOf(FeedNotComplete.class)

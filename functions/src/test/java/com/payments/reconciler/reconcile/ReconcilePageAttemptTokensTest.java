@@ -61,7 +61,8 @@ class ReconcilePageAttemptTokensTest {
                 new CandidateFinder(engine.client(new LaggingIndex()), engine.tables().authorisations()),
                 new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), NO_WAIT),
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
-                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
+                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate(),
+                com.payments.reconciler.reconcile.HeldForFeed.stored(engine.client(), engine.tables().settlements(), NO_WAIT));
         String sameInput = input(new NightWindow("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, 1), lease);
 
         invoke(handler, sameInput, new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));

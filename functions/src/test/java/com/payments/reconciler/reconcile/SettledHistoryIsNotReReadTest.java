@@ -212,7 +212,8 @@ class SettledHistoryIsNotReReadTest {
                 new CandidateFinder(engine.client(countIndexItems), engine.tables().authorisations()),
                 new FencedWriter(engine.client(), engine.tables(), NO_WAIT),
                 new SettlementCheck(engine.client(), engine.tables().settlements(), NO_WAIT),
-                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate());
+                leases, new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate(),
+                com.payments.reconciler.reconcile.HeldForFeed.stored(engine.client(), engine.tables().settlements(), NO_WAIT));
         String windowId = windowStart.toString().substring(0, 10);
         NightWindow window = new NightWindow(windowId, windowStart, cutoff(windowStart), GRACE, dryRun, SHARDS);
         ObjectNode page = JsonHandler.json().createObjectNode().putNull("cursor");
