@@ -313,6 +313,7 @@ final class LocalCommand implements Callable<Integer> {
         row(out, "releases requested", r.counts().releaseRequested());
         row(out, "skipped: settled", r.counts().skippedSettled());
         row(out, "skipped: changed", r.counts().skippedStale());
+        row(out, "held for feed", r.counts().heldForFeed());
         row(out, "fenced refusals", r.counts().fencedRefusals());
         row(out, "delivered", r.counts().delivered());
         row(out, "delivery attempts", r.counts().deliveryAttempts());

@@ -467,7 +467,7 @@ public final class LocalRun {
                 new RunReport.Counts(expected.authorisations(), decided.candidates(), outbox.commands(),
                         decided.skippedSettled(), decided.skippedStale(), FencedRefusals.count(refusals, leases),
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
-                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, decided.candidatesRead()),
+                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, decided.candidatesRead(), decided.heldForFeed()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
