@@ -81,7 +81,9 @@ final class LocalCommand implements Callable<Integer> {
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response, ended-after-decision (voids, expiries and "
             + "captures published between the decision and delivery: none may be released) or settlement-feed-outage (the platform's "
-            + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1). "
+            + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1) or "
+            + "dead-lettered-settlement (one due authorisation's settlement is refused into the dead-letter queue: no release for it, "
+            + "heldForFeed at least 1). "
             + "With --nights N > 1 only provider-lost-response: answers lost on night 1, parked, requeued by an operator before the "
             + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its one release.")
     String scenario;
@@ -288,8 +290,9 @@ final class LocalCommand implements Callable<Integer> {
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
             case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
             case "settlement-feed-outage" -> LocalRun.Scenario.SETTLEMENT_FEED_OUTAGE;
+            case "dead-lettered-settlement" -> LocalRun.Scenario.DEAD_LETTERED_SETTLEMENT;
             default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
-                    + "ended-after-decision, settlement-feed-outage; was '" + name + "'");
+                    + "ended-after-decision, settlement-feed-outage, dead-lettered-settlement; was '" + name + "'");
         };
     }
 

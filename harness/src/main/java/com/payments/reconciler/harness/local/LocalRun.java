@@ -69,7 +69,7 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  */
 public final class LocalRun {
 
-    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION, SETTLEMENT_FEED_OUTAGE }
+    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION, SETTLEMENT_FEED_OUTAGE, DEAD_LETTERED_SETTLEMENT }
 
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
@@ -160,6 +160,7 @@ public final class LocalRun {
             SyntheticData.Expected expected;
             PlatformFeed.Tally ingestion;
             List<String> platformEvents = new ArrayList<>();
+            String refusedSettlementOf = null; // dead-lettered-settlement: the authorisation whose settlement was refused
             List<EventOutcomes.Entry> perEvent = List.of();
             try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
                 PlatformFeed feed = ingestionFeed(queue, pipeline);
@@ -180,9 +181,17 @@ public final class LocalRun {
                     expected = events.expected();
                     // After its events, the platform's settlement watermark: every settlement was published by now. In the
                     // outage, the publisher stopped a day ago: what it held back is not published, its watermark is old.
-                    List<String> bodies = options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE
-                            ? FeedOutage.published(events.bodies(), clock.instant(), console)
-                            : events.bodiesWithWatermark(clock.instant());
+                    List<String> bodies;
+                    if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
+                        bodies = FeedOutage.published(events.bodies(), clock.instant(), console);
+                    } else if (options.scenario() == Scenario.DEAD_LETTERED_SETTLEMENT) {
+                        DeadLetteredSettlement.Published published = DeadLetteredSettlement.published(
+                                events.bodiesWithWatermark(clock.instant()), input.cutoff(), console);
+                        bodies = published.bodies();
+                        refusedSettlementOf = published.authorisationId();
+                    } else {
+                        bodies = events.bodiesWithWatermark(clock.instant());
+                    }
                     platformEvents.addAll(FeedOutage.lines(bodies, clock.instant()));
                     ingestion = feed.feed(bodies, 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                     console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
@@ -204,7 +213,7 @@ public final class LocalRun {
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
             List<String> findings = new ArrayList<>();
             int suppressed = switch (options.scenario()) {
-                case NONE, PROVIDER_LOST_RESPONSE, SETTLEMENT_FEED_OUTAGE -> {
+                case NONE, PROVIDER_LOST_RESPONSE, SETTLEMENT_FEED_OUTAGE, DEAD_LETTERED_SETTLEMENT -> {
                     if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
                         dropFirstResponses(pipeline, expected);
                     }
@@ -228,6 +237,11 @@ public final class LocalRun {
             if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
                 findings.addAll(FeedOutage.findings(last, evidence.effects(), platformEvents));
                 findings.forEach(f -> console.accept("SCENARIO: " + f));
+            }
+            if (options.scenario() == Scenario.DEAD_LETTERED_SETTLEMENT) {
+                findings.addAll(DeadLetteredSettlement.findings(refusedSettlementOf, last, evidence.effects(), platformEvents));
+                findings.forEach(f -> console.accept("SCENARIO: " + f));
+                console.accept("dead-lettered-settlement: heldForFeed " + DeadLetteredSettlement.heldForFeed(last));
             }
             StoreSnapshot snapshot = evidence.snapshot();
             List<ProviderEffect> effects = evidence.effects();
