@@ -42,20 +42,34 @@ final class DeadLetteredSettlement {
                 authorisedAt.put(node.path("authorisationId").asText(), Instant.parse(node.path("authorisedAt").asText()));
             }
         }
-        List<String> published = new ArrayList<>(bodies);
-        for (int i = 0; i < published.size(); i++) {
-            JsonNode node = read(published.get(i));
-            String id = node.path("authorisationId").asText();
-            Instant at = authorisedAt.get(id);
+        String chosen = null;
+        for (String body : bodies) {
+            JsonNode node = read(body);
+            Instant at = authorisedAt.get(node.path("authorisationId").asText());
             if (SETTLEMENT.equals(node.path("type").asText()) && at != null && at.isBefore(cutoff)) {
-                ObjectNode refused = (ObjectNode) node;
-                // One microsecond past the settlement's millisecond: the contract accepts milliseconds at most.
-                refused.put("settledAt", Instant.parse(node.path("settledAt").asText()).plusNanos(1_000).toString());
-                published.set(i, refused.toString());
-                console.accept("dead-lettered-settlement: the settlement of due authorisation " + id
-                        + " is published with a settledAt finer than a millisecond (" + refused.path("settledAt").asText() + ")");
-                return new Published(List.copyOf(published), id);
+                chosen = node.path("authorisationId").asText();
+                break;
             }
+        }
+        if (chosen != null) {
+            // Every copy the platform publishes (the data publishes some events twice): all of them refused.
+            List<String> published = new ArrayList<>(bodies.size());
+            String refusedAt = null;
+            for (String body : bodies) {
+                JsonNode node = read(body);
+                if (SETTLEMENT.equals(node.path("type").asText()) && chosen.equals(node.path("authorisationId").asText())) {
+                    ObjectNode refused = (ObjectNode) node;
+                    // One microsecond past the settlement's millisecond: the contract accepts milliseconds at most.
+                    refusedAt = Instant.parse(node.path("settledAt").asText()).plusNanos(1_000).toString();
+                    refused.put("settledAt", refusedAt);
+                    published.add(refused.toString());
+                } else {
+                    published.add(body);
+                }
+            }
+            console.accept("dead-lettered-settlement: the settlement of due authorisation " + chosen
+                    + " is published with a settledAt finer than a millisecond (" + refusedAt + ")");
+            return new Published(List.copyOf(published), chosen);
         }
         throw new IllegalStateException("dead-lettered-settlement: the data has no settled due authorisation; use more --authorisations");
     }

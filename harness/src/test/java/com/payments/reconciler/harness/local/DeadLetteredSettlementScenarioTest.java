@@ -53,8 +53,8 @@ class DeadLetteredSettlementScenarioTest {
         List<JsonNode> published = lines(dump.resolve(FeedOutage.PLATFORM_EVENTS));
         List<String> subMillisecond = published.stream().filter(l -> l.at("/event/type").asText().equals("settlement.posted"))
                 .filter(l -> l.at("/event/settledAt").asText().matches(".*\\.\\d{6,}Z"))
-                .map(l -> l.at("/event/authorisationId").asText()).toList();
-        assertThat(subMillisecond).as("the refused settlement, as the platform published it").hasSize(1);
+                .map(l -> l.at("/event/authorisationId").asText()).distinct().toList();
+        assertThat(subMillisecond).as("the refused settlement (each copy), as the platform published it").hasSize(1);
         assertThat(lines(dump.resolve("provider-effects.jsonl")))
                 .noneMatch(e -> e.get("authorisationId").asText().equals(subMillisecond.getFirst()) && e.get("performed").asInt() > 0);
     }
