@@ -260,7 +260,9 @@ public final class Monitoring extends Construct {
                         stateMachine.metricTime(MetricOptions.builder().statistic("Maximum").period(Duration.hours(1)).build()),
                         stateMachine.metricTime(MetricOptions.builder().statistic("Average").period(Duration.hours(1)).build()))));
         dashboard.addWidgets(
+                // HeldForFeed beside the releases: candidates a refused settlement kept from release (docs/operating.md, "held for feed").
                 graph("Decisions", List.of(emitted(Metrics.RELEASES_REQUESTED, LambdaFunction.RECONCILE_PAGE),
+                        emitted(Metrics.HELD_FOR_FEED, LambdaFunction.RECONCILE_PAGE),
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.RECONCILE_PAGE),
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.DELIVER_COMMANDS), superseded)),
                 graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected,

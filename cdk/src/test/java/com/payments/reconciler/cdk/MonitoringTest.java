@@ -202,6 +202,13 @@ class MonitoringTest {
                 "ApproximateNumberOfMessagesVisible", "alarm");
     }
 
+    /** Shown failing before the widget line was added (the dashboard had no HeldForFeed metric). */
+    @Test
+    void dashboardShowsTheCandidatesHeldForFeed() {
+        JsonNode dashboard = template.resources("AWS::CloudWatch::Dashboard").values().iterator().next().path("Properties");
+        assertThat(dashboard.path("DashboardBody").toString()).contains(Metrics.HELD_FOR_FEED);
+    }
+
     @Test
     void alarmEmailFromContextIsSubscribedToTheEncryptedTopic() {
         JsonNode topic = template.resource(template.logicalId(synth.stack.alarmTopic().topic())).path("Properties");

@@ -2,6 +2,7 @@ package com.payments.reconciler.ingest;
 
 import com.payments.reconciler.ingest.EventDecoder.Decoded;
 import com.payments.reconciler.workflow.StoreContention;
+import java.time.Clock;
 import java.util.Optional;
 
 /**
@@ -21,25 +22,55 @@ public final class EventIngestion {
     private final IngestionDecision decision;
     private final IngestStore store;
     private final Optional<ProviderOutcomes> outcomes;
+    private final Clock clock;
 
     /** Ingestion without provider outcomes (a synchronous provider): a {@code provider.outcome} is refused. */
     public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store) {
-        this(decoder, decision, store, Optional.empty());
+        this(decoder, decision, store, Optional.empty(), Clock.systemUTC());
     }
 
     /** @param outcomes where {@code provider.outcome} events are applied, with an asynchronous provider (adyen) */
     public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Optional<ProviderOutcomes> outcomes) {
+        // The clock only labels a hold's heldAt for the operator; no decision reads it.
+        this(decoder, decision, store, outcomes, Clock.systemUTC());
+    }
+
+    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Clock clock) {
+        this(decoder, decision, store, Optional.empty(), clock);
+    }
+
+    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Optional<ProviderOutcomes> outcomes,
+                          Clock clock) {
         this.decoder = decoder;
         this.decision = decision;
         this.store = store;
         this.outcomes = outcomes;
+        this.clock = clock;
     }
 
+    /**
+     * A refusal of a settlement-bearing event records its hold before the outcome is returned (docs/design.md, "Held
+     * for feed"): the handler deletes the message only after this returned, so no refused settlement leaves the queue
+     * without its hold; a failed hold write is thrown, and the message is received again.
+     */
     public IngestOutcome ingest(String body) {
         return switch (decoder.decode(body)) {
-            case Decoded.Refused refused -> new IngestOutcome.Refused(refused.refusal(), 0);
-            case Decoded.Valid valid -> apply(valid.event());
+            case Decoded.Refused refused -> held(FeedHold.of(body), new IngestOutcome.Refused(refused.refusal(), 0));
+            case Decoded.Valid valid -> switch (apply(valid.event())) {
+                case IngestOutcome.Refused refused -> held(FeedHold.ofEvent(valid.event()), refused);
+                case IngestOutcome other -> other;
+            };
         };
+    }
+
+    private IngestOutcome held(FeedHold hold, IngestOutcome.Refused refused) {
+        if (hold instanceof FeedHold.None) {
+            return refused;
+        }
+        // A body refused for what looked like card data keeps nothing from it, not even its authorisation id: the night is held.
+        FeedHold recorded = refused.refusal().reason() == Refusal.Reason.CARDHOLDER_DATA ? new FeedHold.NightWide() : hold;
+        store.recordHold(recorded, refused.refusal(), clock.instant());
+        return new IngestOutcome.Refused(refused.refusal(), refused.writes() + 1);
     }
 
     private IngestOutcome apply(IngestEvent event) {

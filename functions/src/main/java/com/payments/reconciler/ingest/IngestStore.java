@@ -171,6 +171,28 @@ public final class IngestStore {
     }
 
     /** Applies {@code write}: empty when it was applied, or the stored item when its condition did not hold. */
+    /**
+     * Records a "held for feed" item for a refused settlement-bearing event (docs/design.md, "Held for feed"): an
+     * unconditional PutItem, so a redelivered refusal writes the same hold again. Thrown on failure, so the handler
+     * reports the message and it is never deleted without its hold recorded.
+     */
+    public void recordHold(FeedHold hold, Refusal refusal, java.time.Instant at) {
+        String key = switch (hold) {
+            case FeedHold.One one -> Settlements.heldKey(one.authorisationId());
+            case FeedHold.NightWide ignored -> Settlements.NIGHT_WIDE_HOLD_KEY;
+            case FeedHold.None ignored -> null;
+        };
+        if (key == null) {
+            return;
+        }
+        Map<String, AttributeValue> item = Map.of(
+                Settlements.AUTHORISATION_ID, AttributeValue.fromS(key),
+                Settlements.HELD_AT, AttributeValue.fromN(Long.toString(at.toEpochMilli())),
+                // The reason and the field only: a refusal's problem text never carries a value that looked like card data, but the item needs none.
+                Settlements.HELD_REASON, AttributeValue.fromS(refusal.reason() + " " + refusal.field()));
+        StoreErrors.call("record a hold for feed", () -> dynamo.putItem(b -> b.tableName(settlements).item(item)));
+    }
+
     public Optional<StoredItem> apply(IngestWrite write) {
         String what = "ingest " + write.event().eventId();
         try {

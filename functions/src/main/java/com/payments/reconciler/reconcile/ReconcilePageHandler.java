@@ -54,6 +54,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     private final EmfMetrics metrics;
     private final Clock clock;
     private final FeedGate feed;
+    private final HeldForFeed held;
 
     public ReconcilePageHandler() {
         this(HandlerEnvironment.fromSystem());
@@ -70,13 +71,16 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 new LeaseStore(env.aws().dynamo(), tables.leases(), Timing.LEASE_DURATION),
                 new ReleaseSurgeGuard(new NightRecords(env.aws().dynamo(), tables.leases()), ReleaseSurgePolicy.fromEnvironment(env), env.clock()),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock(),
-                FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()));
+                FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()),
+                HeldForFeed.stored(env.aws().dynamo(), tables.settlements(), backoff));
     }
 
-    /** {@code feed}: asked before this call commits any decision (FeedGate). */
+    /** {@code feed}: asked before this call commits any decision (FeedGate); {@code held}: asked for each batch (HeldForFeed). */
     public ReconcilePageHandler(CandidateFinder finder, FencedWriter writer, SettlementCheck settlements,
-                                LeaseStore leases, ReleaseSurgeGuard surgeGuard, EmfMetrics metrics, Clock clock, FeedGate feed) {
+                                LeaseStore leases, ReleaseSurgeGuard surgeGuard, EmfMetrics metrics, Clock clock, FeedGate feed,
+                                HeldForFeed held) {
         super(PageRequest.class);
+        this.held = held;
         this.finder = finder;
         this.writer = writer;
         this.settlements = settlements;
@@ -107,6 +111,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
         ReconcileTotals totals = request.page().totals().withPage();
         long before = totals.releaseRequested();
+        long heldBefore = totals.heldForFeed();
         int decided = 0;
         boolean more = true;
 
@@ -147,6 +152,10 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         if (committed > 0) {
             metrics.count(Metrics.RELEASES_REQUESTED, committed);
         }
+        long heldNow = totals.heldForFeed() - heldBefore;
+        if (heldNow > 0) {
+            metrics.count(Metrics.HELD_FOR_FEED, heldNow);
+        }
         LOG.info("window {} epoch {}: decided {} candidates this call ({} released), cursor {}, more {}",
                 window.windowId(), lease.epoch(), decided, committed, cursor, more);
         if (!more && !window.dryRun()) {
@@ -161,7 +170,10 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
      */
     private ReconcileTotals decide(FencedWriter attempt, LeaseToken lease, NightWindow window, List<Candidate> batch,
                                    ReconcileTotals totals) {
-        Set<String> settled = settlements.settledAmong(batch.stream().map(Candidate::authorisationId).toList());
+        List<String> ids = batch.stream().map(Candidate::authorisationId).toList();
+        Set<String> settled = settlements.settledAmong(ids);
+        // A settlement IngestEvents refused never reached Settlements: its hold stands in for it (docs/design.md, "Held for feed").
+        Set<String> heldForFeed = held.heldAmong(ids);
         List<Candidate> releasable = new ArrayList<>();
         List<Candidate> settledInIndex = new ArrayList<>();
         for (Candidate candidate : batch) {
@@ -175,6 +187,10 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                     settledInIndex.add(candidate);
                 }
                 totals = window.dryRun() ? totals.withDryRunDecision(true) : totals.with(new ReleaseOutcome.Settled(candidate.authorisationId()));
+            } else if (heldForFeed.contains(candidate.authorisationId())) {
+                // Dry runs too: a night that would release it is exactly what the hold prevents. It stays in the index.
+                LOG.warn("held for feed, not released: {}", candidate.authorisationId());
+                totals = totals.withHeldForFeed();
             } else if (window.dryRun()) {
                 LOG.info("dry run: would release {}", candidate.authorisationId());
                 totals = totals.withDryRunDecision(false);

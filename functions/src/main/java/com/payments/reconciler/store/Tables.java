@@ -149,6 +149,23 @@ public final class Tables {
             return FEED_KEY_PREFIX + feed;
         }
 
+        /**
+         * The key prefix of a "held for feed" item ({@code held#<authorisationId>}): IngestEvents writes one when it refuses
+         * a settlement-bearing event, so the settlement the reconciler could not store still stops that authorisation's
+         * release (docs/design.md, "Held for feed"). {@code #} is outside the contract's id form, as for {@link #FEED_KEY_PREFIX}.
+         */
+        public static final String HELD_KEY_PREFIX = "held#";
+        /** The night-wide hold's key: a refused message whose authorisation id could not be read may concern any hold. */
+        public static final String NIGHT_WIDE_HOLD_KEY = HELD_KEY_PREFIX + "*";
+        /** When the hold was recorded (epoch ms) and why (a refusal's reason and field, never a value). */
+        public static final String HELD_AT = "heldAt";
+        public static final String HELD_REASON = "heldReason";
+
+        /** The key of the "held for feed" item of one authorisation. */
+        public static String heldKey(String authorisationId) {
+            return HELD_KEY_PREFIX + authorisationId;
+        }
+
         public static final TableSchema SCHEMA = new TableSchema("Settlements",
                 new KeyAttribute(AUTHORISATION_ID, AttributeType.S), List.of(), Optional.empty(), true);
 

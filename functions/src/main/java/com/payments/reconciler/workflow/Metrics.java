@@ -47,6 +47,12 @@ public final class Metrics {
     public static final String FEED_NOT_COMPLETE = "FeedNotComplete";
 
     /**
+     * Due candidates a ReconcilePage call did not release because IngestEvents refused a settlement that could concern
+     * them (HeldForFeed: their own hold, or the night-wide one). On the dashboard; the operator's step is in docs/operating.md.
+     */
+    public static final String HELD_FOR_FEED = "HeldForFeed";
+
+    /**
      * Per completed night (ReleaseLease, once per run), the divergence a team watches in dry run before trusting the job
      *: candidates decided, releases a dry run would have requested, releases requested, and commands whose
      * authorisation settled after the decision and before the provider call (cancelled at delivery).

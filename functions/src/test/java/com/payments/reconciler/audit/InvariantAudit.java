@@ -641,6 +641,10 @@ public final class InvariantAudit {
             }
             String stateName = Attr.stringOr(auth, Authorisations.STATE, "");
             Map<String, AttributeValue> command = commands.get(id);
+            boolean heldForFeed = settled.contains(Settlements.NIGHT_WIDE_HOLD_KEY) || settled.contains(Settlements.heldKey(id));
+            if (heldForFeed && Authorisations.STATE_AUTHORISED.equals(stateName) && command == null) {
+                continue; // held for feed: a refused settlement may concern it, so it is kept, not lost (design.md, "Held for feed")
+            }
             String status = command == null ? "none" : Attr.stringOr(command, ReleaseCommands.STATUS, "?");
             if (Authorisations.STATE_VOIDED.equals(stateName) && command == null) {
                 continue; // voided or expired at the platform before any decision: no hold left to release

@@ -59,7 +59,8 @@ class SettlementFeedOutageTest {
                     new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
                     new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(w.dynamo,
                             engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
-                    new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate);
+                    new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate,
+                    com.payments.reconciler.reconcile.HeldForFeed.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT));
 
             assertThatThrownBy(() -> page(reconcile, w.window(), lease))
                     .isInstanceOf(FeedNotComplete.class)

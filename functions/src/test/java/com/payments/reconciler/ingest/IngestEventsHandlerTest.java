@@ -145,8 +145,9 @@ class IngestEventsHandlerTest {
         assertThat(metrics.path(Metrics.INGEST_DUPLICATES).asLong()).isEqualTo(1);
         assertThat(metrics.path(Metrics.INGEST_REFUSED).asLong()).isEqualTo(2);
         assertThat(metrics.path(Metrics.INGEST_RETRIED).asLong()).isZero();
-        // The create, the settlement and its authorisation leaving the pending index, the duplicate's and the conflict's failed Puts.
-        assertThat(metrics.path(Metrics.INGEST_WRITES).asLong()).isEqualTo(5);
+        // The create, the settlement and its authorisation leaving the pending index, the duplicate's and the conflict's failed Puts,
+        // and the night-wide hold for feed the unreadable m-2 records (it could be any hold's settlement).
+        assertThat(metrics.path(Metrics.INGEST_WRITES).asLong()).isEqualTo(6);
     }
 
     @Test

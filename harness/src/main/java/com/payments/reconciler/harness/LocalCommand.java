@@ -83,7 +83,9 @@ final class LocalCommand implements Callable<Integer> {
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "failover, duplicate-start, provider-lost-response, ended-after-decision (voids, expiries and "
             + "captures published between the decision and delivery: none may be released) or settlement-feed-outage (the platform's "
-            + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1). "
+            + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1) or "
+            + "dead-lettered-settlement (one due authorisation's settlement is refused into the dead-letter queue: no release for it, "
+            + "heldForFeed at least 1). "
             + "With --nights N > 1: provider-lost-response (answers lost on night 1, parked, requeued by an operator before the "
             + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its "
             + "one release) or, with N at least 4, " + PARTIAL_LOSS + " (half the settlements of the last night's due authorisations "
@@ -334,10 +336,11 @@ final class LocalCommand implements Callable<Integer> {
             case "provider-lost-response" -> LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
             case "ended-after-decision" -> LocalRun.Scenario.ENDED_AFTER_DECISION;
             case "settlement-feed-outage" -> LocalRun.Scenario.SETTLEMENT_FEED_OUTAGE;
+            case "dead-lettered-settlement" -> LocalRun.Scenario.DEAD_LETTERED_SETTLEMENT;
             case PARTIAL_LOSS -> throw new IllegalArgumentException("--scenario " + PARTIAL_LOSS + " needs a history: give --nights N, "
                     + "at least 4");
             default -> throw new IllegalArgumentException("--scenario must be one of failover, duplicate-start, provider-lost-response, "
-                    + "ended-after-decision, settlement-feed-outage, or with --nights " + PARTIAL_LOSS + "; was '" + name + "'");
+                    + "ended-after-decision, settlement-feed-outage, dead-lettered-settlement, or with --nights " + PARTIAL_LOSS + "; was '" + name + "'");
         };
     }
 
@@ -361,6 +364,7 @@ final class LocalCommand implements Callable<Integer> {
         row(out, "releases requested", r.counts().releaseRequested());
         row(out, "skipped: settled", r.counts().skippedSettled());
         row(out, "skipped: changed", r.counts().skippedStale());
+        row(out, "held for feed", r.counts().heldForFeed());
         row(out, "fenced refusals", r.counts().fencedRefusals());
         row(out, "delivered", r.counts().delivered());
         row(out, "delivery attempts", r.counts().deliveryAttempts());

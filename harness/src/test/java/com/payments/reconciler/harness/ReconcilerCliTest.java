@@ -66,12 +66,12 @@ class ReconcilerCliTest {
                 "ingestion", "executions");
         assertThat(report.get("executions")).hasSize(1);
         assertThat(fieldNames(report.get("executions").get(0))).containsExactly("name", "status", "error", "candidates",
-                "releaseRequested", "skippedSettled", "skippedStale", "candidatesRead", "fencedRefusals");
+                "releaseRequested", "skippedSettled", "skippedStale", "candidatesRead", "fencedRefusals", "heldForFeed");
         assertThat(fieldNames(report.get("ingestion"))).containsExactly("published", "accepted", "duplicates", "rejected",
                 "deadLettered", "receives", "invocations");
         assertThat(fieldNames(report.get("counts"))).containsExactly("authorisations", "candidates", "releaseRequested",
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "cancelledEnded", "quarantined", "escalated", "backlogLeft",
-                "wouldRelease", "candidatesRead");
+                "wouldRelease", "candidatesRead", "heldForFeed");
         assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",
                 "throttledSeconds", "peakConcurrent", "utilisation");
         // The local default quota, enforced by the simulated provider and named in the report.

@@ -72,7 +72,7 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  */
 public final class LocalRun {
 
-    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION, SETTLEMENT_FEED_OUTAGE }
+    public enum Scenario { NONE, FAILOVER, DUPLICATE_START, PROVIDER_LOST_RESPONSE, ENDED_AFTER_DECISION, SETTLEMENT_FEED_OUTAGE, DEAD_LETTERED_SETTLEMENT }
 
     /**
      * @param dynamoFaults the handlers' DynamoDB fault layer (empty for none)
@@ -175,6 +175,7 @@ public final class LocalRun {
             SyntheticData.Expected expected;
             PlatformFeed.Tally ingestion;
             List<String> platformEvents = new ArrayList<>();
+            String refusedSettlementOf = null; // dead-lettered-settlement: the authorisation whose settlement was refused
             List<EventOutcomes.Entry> perEvent = List.of();
             try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
                 PlatformFeed feed = ingestionFeed(queue, pipeline);
@@ -198,9 +199,17 @@ public final class LocalRun {
                     options.data().settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
                     // After its events, the platform's settlement watermark: every settlement was published by now. In the
                     // outage, the publisher stopped a day ago: what it held back is not published, its watermark is old.
-                    List<String> bodies = options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE
-                            ? FeedOutage.published(events.bodies(), clock.instant(), console)
-                            : events.bodiesWithWatermark(clock.instant());
+                    List<String> bodies;
+                    if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
+                        bodies = FeedOutage.published(events.bodies(), clock.instant(), console);
+                    } else if (options.scenario() == Scenario.DEAD_LETTERED_SETTLEMENT) {
+                        DeadLetteredSettlement.Published published = DeadLetteredSettlement.published(
+                                events.bodiesWithWatermark(clock.instant()), input.cutoff(), console);
+                        bodies = published.bodies();
+                        refusedSettlementOf = published.authorisationId();
+                    } else {
+                        bodies = events.bodiesWithWatermark(clock.instant());
+                    }
                     platformEvents.addAll(FeedOutage.lines(bodies, clock.instant()));
                     ingestion = feed.feed(bodies, 0, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                     console.accept("the data: " + expected.authorisations() + " authorisations: " + expected.due() + " older than the cutoff ("
@@ -222,7 +231,7 @@ public final class LocalRun {
             List<ExecutionFollower.Followed> followed = new ArrayList<>();
             List<String> findings = new ArrayList<>();
             int suppressed = switch (options.scenario()) {
-                case NONE, PROVIDER_LOST_RESPONSE, SETTLEMENT_FEED_OUTAGE -> {
+                case NONE, PROVIDER_LOST_RESPONSE, SETTLEMENT_FEED_OUTAGE, DEAD_LETTERED_SETTLEMENT -> {
                     if (options.scenario() == Scenario.PROVIDER_LOST_RESPONSE) {
                         dropFirstResponses(pipeline, expected);
                     }
@@ -246,6 +255,11 @@ public final class LocalRun {
             if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
                 findings.addAll(FeedOutage.findings(last, evidence.effects(), platformEvents));
                 findings.forEach(f -> console.accept("SCENARIO: " + f));
+            }
+            if (options.scenario() == Scenario.DEAD_LETTERED_SETTLEMENT) {
+                findings.addAll(DeadLetteredSettlement.findings(refusedSettlementOf, last, evidence.effects(), platformEvents));
+                findings.forEach(f -> console.accept("SCENARIO: " + f));
+                console.accept("dead-lettered-settlement: heldForFeed " + DeadLetteredSettlement.heldForFeed(last));
             }
             StoreSnapshot snapshot = evidence.snapshot();
             List<ProviderEffect> effects = evidence.effects();
@@ -485,7 +499,7 @@ public final class LocalRun {
                 new RunReport.Counts(expected.authorisations(), decided.candidates(), outbox.commands(),
                         decided.skippedSettled(), decided.skippedStale(), FencedRefusals.count(refusals, leases),
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
-                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, decided.candidatesRead()),
+                        summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, decided.candidatesRead(), decided.heldForFeed()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),

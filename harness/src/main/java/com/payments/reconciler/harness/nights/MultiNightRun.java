@@ -512,6 +512,7 @@ public final class MultiNightRun {
             sums[2] += reconcile.path("skippedSettled").asLong();
             sums[3] += reconcile.path("skippedStale").asLong();
             sums[4] += reconcile.path("candidatesRead").asLong();
+            sums[5] += reconcile.path("heldForFeed").asLong();
         }
         sums[0] += held[1];
         sums[1] += held[0];
@@ -537,7 +538,7 @@ public final class MultiNightRun {
                         .allMatch(ExecutionFollower.Followed::succeeded) ? "SUCCEEDED" : followed.getLast().status().toString(), suppressed),
                 new RunReport.Counts(authorisations, sums[0], sums[1], sums[2], sums[3], fenced,
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(),
-                        outbox.escalated(), delivery.path("backlogLeft").asLong(), 0, sums[4]),
+                        outbox.escalated(), delivery.path("backlogLeft").asLong(), 0, sums[4], sums[5]),
                 new RunReport.Cost(transitions, lambda, requests.total(), providerCalls),
                 audit.invariants(), pipeline.hostingLabel(),
                 new RunReport.Provider(null, null, 0, delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0, 0, null),

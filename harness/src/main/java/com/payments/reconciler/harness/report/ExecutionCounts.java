@@ -15,9 +15,10 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  *
  * @param candidatesRead items this execution read from the pending index
  * @param fencedRefusals transactions of this execution the engine refused on their lease check
+ * @param heldForFeed due candidates this execution did not release because a refused settlement could concern them
  */
 public record ExecutionCounts(String name, String status, String error, long candidates, long releaseRequested,
-                              long skippedSettled, long skippedStale, long candidatesRead, long fencedRefusals) {
+                              long skippedSettled, long skippedStale, long candidatesRead, long fencedRefusals, long heldForFeed) {
 
     /** The shipped workflow's task state that runs ReconcilePage (ExecutionCountsTest reads the definition). */
     static final String RECONCILE_PAGE_STATE = "ReconcilePage";
@@ -29,7 +30,7 @@ public record ExecutionCounts(String name, String status, String error, long can
         return new ExecutionCounts(ExecutionName.lastSegmentOf(followed.executionArn()), followed.status().toString(),
                 followed.error().orElse(null), decided.path("candidates").asLong(), decided.path("releaseRequested").asLong(),
                 decided.path("skippedSettled").asLong(), decided.path("skippedStale").asLong(), decided.path("candidatesRead").asLong(),
-                fencedRefusals);
+                fencedRefusals, decided.path("heldForFeed").asLong());
     }
 
     static JsonNode lastPageTotals(List<HistoryEvent> events) {

@@ -35,11 +35,12 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param wouldRelease a dry run: the authorisations it would release, as the unchanged tables imply them (0 otherwise)
      * @param candidatesRead items the night read from the pending-by-age index (its runs' totals): what grows with history
      *                       when settled authorisations stay in the index
+     * @param heldForFeed due candidates not released because IngestEvents refused a settlement that could concern them
      */
     public record Counts(long authorisations, long candidates, long releaseRequested, long skippedSettled,
                          long skippedStale, long fencedRefusals, long delivered, long deliveryAttempts,
                          long cancelledSettled, long cancelledEnded, long quarantined, long escalated, long backlogLeft,
-                         long wouldRelease, long candidatesRead) {
+                         long wouldRelease, long candidatesRead, long heldForFeed) {
     }
 
     /**

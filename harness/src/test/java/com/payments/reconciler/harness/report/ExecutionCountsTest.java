@@ -41,7 +41,16 @@ class ExecutionCountsTest {
         ExecutionCounts counts = ExecutionCounts.of(failed, 0);
 
         assertThat(counts).isEqualTo(new ExecutionCounts("reconcile-2026-11-27", "FAILED", "ProviderContractViolation",
-                1_500, 1_303, 196, 1, 1_505, 0));
+                1_500, 1_303, 196, 1, 1_505, 0, 0));
+    }
+
+    @Test
+    void aFinishedExecutionReportsTheCandidatesHeldForFeed() {
+        var done = new ExecutionFollower.Followed(ARN + "reconcile-2026-11-27", ExecutionStatus.SUCCEEDED,
+                Optional.of("{\"reconcile\":{\"candidates\":2,\"releaseRequested\":1,\"skippedSettled\":0,\"skippedStale\":0,\"candidatesRead\":2,\"heldForFeed\":1}}"),
+                Optional.empty(), Optional.empty(), List.of(pageExited(2, 1, 0)), 12, 0);
+
+        assertThat(ExecutionCounts.of(done, 0).heldForFeed()).isEqualTo(1);
     }
 
     @Test
@@ -50,7 +59,7 @@ class ExecutionCountsTest {
                 Optional.of("{\"reconcile\":{\"candidates\":7,\"releaseRequested\":5,\"skippedSettled\":2,\"skippedStale\":0,\"candidatesRead\":9}}"),
                 Optional.empty(), Optional.empty(), List.of(pageExited(3, 3, 0)), 12, 0);
 
-        assertThat(ExecutionCounts.of(done, 2)).isEqualTo(new ExecutionCounts("reconcile-2026-11-27-rerun-1", "SUCCEEDED", null, 7, 5, 2, 0, 9, 2));
+        assertThat(ExecutionCounts.of(done, 2)).isEqualTo(new ExecutionCounts("reconcile-2026-11-27-rerun-1", "SUCCEEDED", null, 7, 5, 2, 0, 9, 2, 0));
     }
 
     @Test
