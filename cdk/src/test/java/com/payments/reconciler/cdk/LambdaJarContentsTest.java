@@ -21,7 +21,7 @@ class LambdaJarContentsTest {
     /** Package prefixes of the deployed code and of the libraries it calls. */
     static final List<String> ALLOWED = List.of(
             "com/payments/reconciler/delivery/", "com/payments/reconciler/ingest/", "com/payments/reconciler/lease/", "com/payments/reconciler/reconcile/",
-            "com/payments/reconciler/store/", "com/payments/reconciler/window/", "com/payments/reconciler/workflow/",
+            "com/payments/reconciler/store/", "com/payments/reconciler/window/", "com/payments/reconciler/workflow/", "com/payments/reconciler/surge/",
             // The Adyen webhook receiver's handler, deployed from the same jar with provider=adyen.
             "com/payments/reconciler/webhook/",
             "software/amazon/awssdk/services/dynamodb/", "software/amazon/awssdk/services/sfn/",
