@@ -52,7 +52,7 @@ final class FeedOutage {
             published.add(body);
         }
         Instant watermark = now.minus(OUTAGE);
-        published.add(SyntheticEvents.watermark("watermark:" + watermark.toEpochMilli(), watermark));
+        published.add(SyntheticEvents.watermark("watermark:" + watermark.truncatedTo(java.time.temporal.ChronoUnit.MILLIS), watermark));
         console.accept("settlement-feed-outage: the platform's settlement publisher stopped " + OUTAGE.toHours() + " h ago: " + heldBack
                 + " of " + settlements + " settlements not published, its last watermark " + watermark.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
         return List.copyOf(published);
