@@ -73,6 +73,7 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                     table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check when recording a delivery",
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),
                     index(ReleaseCommands.SCHEMA, ReleaseCommands.PENDING_DELIVERY, "PendingCommands: this shard's pending commands", QUERY),
+                    index(ReleaseCommands.SCHEMA, ReleaseCommands.AWAITING_OUTCOME_INDEX, "PendingCommands: this shard's commands acknowledged past providerOutcomeTimeout (the sweep)", QUERY),
                     table(Settlements.SCHEMA, "FactsReader: settlements read fresh before provider requests (I3 at the call)",
                             BATCH_GET_ITEM),
                     table(Authorisations.SCHEMA, "FactsReader: authorisation ends (void, expiry) read in the same request as the settlements",
