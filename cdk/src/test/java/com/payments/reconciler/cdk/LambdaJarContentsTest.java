@@ -80,9 +80,11 @@ class LambdaJarContentsTest {
     /** The check can fail: a resource holding the build directory's path is named. */
     @Test
     void anEntryHoldingTheBuildPathIsNamed() {
-        var resources = java.util.Map.of("builddef.lst", "-sourceroots\n/home/builder/repo/functions/src/main/java\n".getBytes(),
+        // Another checkout's root, made absolute here rather than written out: no machine's path lives in the repository.
+        String elsewhere = java.nio.file.Path.of("another-checkout").toAbsolutePath().toString();
+        var resources = java.util.Map.of("builddef.lst", ("-sourceroots\n" + elsewhere + "/functions/src/main/java\n").getBytes(),
                 "logback.xml", "<configuration/>".getBytes());
-        assertThat(entriesNaming(resources, "/home/builder/repo")).containsExactly("builddef.lst");
+        assertThat(entriesNaming(resources, elsewhere)).containsExactly("builddef.lst");
     }
 
     static List<String> entriesNaming(java.util.Map<String, byte[]> resources, String path) {
