@@ -49,7 +49,16 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
      */
     static String sid(LambdaFunction function, DataAccess grant) {
         return (function == LambdaFunction.INGEST_EVENTS ? "Ingest" : "") + grant.schema().logicalName()
-                + grant.index().map(i -> "Index").orElse("Table");
+                + grant.index().map(DataAccess::indexSid).orElse("Table");
+    }
+
+    // IAM statement ids are alphanumeric and unique within a policy: two indexes of one table need two ids.
+    private static String indexSid(String indexName) {
+        StringBuilder sid = new StringBuilder();
+        for (String word : indexName.split("[^A-Za-z0-9]+")) {
+            if (!word.isEmpty()) sid.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
+        }
+        return sid + "Index";
     }
 
     /** The grants of one function; StartWindow touches no table. */
