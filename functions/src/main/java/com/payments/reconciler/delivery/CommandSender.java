@@ -59,6 +59,8 @@ final class CommandSender {
     private final ContractBreaker breaker = new ContractBreaker();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong throttledAnswers = new AtomicLong();
+    /** Commands a hold for feed kept from their request, seen just before it left: they stay PENDING, unmarked. */
+    private final AtomicLong heldForFeed = new AtomicLong();
     /** A command could not be sent inside this call (a Retry-After past its deadline): it stays PENDING, the shard goes on. */
     private volatile boolean deferred;
 
@@ -105,6 +107,11 @@ final class CommandSender {
             breaker.answered();
             marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result, shard), calls.get()));
         } catch (NotSent unsent) {
+            if (unsent.decision instanceof DeliveryDecision.HeldForFeed) {
+                heldForFeed.incrementAndGet();
+                LOG.warn("not sending {}: held for feed (a refused settlement may concern it); it stays PENDING", command.operationId());
+                return;
+            }
             UnsentCommand ends = UnsentCommand.of(unsent.decision, Optional.empty(), shard);
             LOG.warn("not sending {}{}: {}", command.operationId(),
                     calls.get() > 0 ? " again (" + calls.get() + " earlier requests were not answered finally)" : "", ends.why());
@@ -250,6 +257,10 @@ final class CommandSender {
 
     long requests() {
         return requests.get();
+    }
+
+    long heldForFeed() {
+        return heldForFeed.get();
     }
 
     long throttledAnswers() {

@@ -16,6 +16,7 @@ import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.LeaseLost;
 import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
+import com.payments.reconciler.reconcile.DeadLetterDepth;
 import com.payments.reconciler.reconcile.FeedGate;
 import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.ProviderQuota;
@@ -63,8 +64,11 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     /** Provider attempts per command within one call ({@link ProviderAnswers#ATTEMPTS_PER_COMMAND}). */
     public static final int PROVIDER_ATTEMPTS_PER_COMMAND = ProviderAnswers.ATTEMPTS_PER_COMMAND;
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DeliverCommandsHandler.class);
+
     private final DeliveryServices services;
     private final FeedGate feed;
+    private final DeadLetterDepth deadLetters;
 
     public DeliverCommandsHandler() {
         this(HandlerEnvironment.fromSystem());
@@ -88,7 +92,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.DELIVER_COMMANDS.logicalName()),
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),
                 ProviderKeyRetention.fromEnvironment(env), ProviderOutcomeTimeout.fromEnvironment(env),
-                FeedGate.stored(dynamo, tables.settlements(), Backoff.standard(), MaxSettlementFeedLag.fromEnvironment(env), env.clock()));
+                FeedGate.stored(dynamo, tables.settlements(), Backoff.standard(), MaxSettlementFeedLag.fromEnvironment(env), env.clock()),
+                DeadLetterDepth.queue(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)));
     }
 
     /** With the stack's default key retention ({@link ProviderKeyRetention#DEFAULT}). */
@@ -118,8 +123,22 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention,
                                   ProviderOutcomeTimeout outcomeTimeout, FeedGate feed) {
+        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
+                keyRetention, outcomeTimeout, feed, DeadLetterDepth.empty());
+    }
+
+    /**
+     * {@code deadLetters}: the ingestion dead-letter queue, read once per call before any provider call; while it holds
+     * anything (or cannot be read) the call sends nothing (docs/decisions.md, "Held for feed").
+     */
+    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
+                                  LeaseStore leases, OperationGuard guard,
+                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
+                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention,
+                                  ProviderOutcomeTimeout outcomeTimeout, FeedGate feed, DeadLetterDepth deadLetters) {
         super(DeliveryRequest.class);
         this.feed = java.util.Objects.requireNonNull(feed, "feed");
+        this.deadLetters = java.util.Objects.requireNonNull(deadLetters, "deadLetters");
         this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
                 clock, parallelism, pacing, keyRetention.retention(), outcomeTimeout);
     }
@@ -136,8 +155,29 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
             services.metrics().count(com.payments.reconciler.workflow.Metrics.FEED_NOT_COMPLETE, 1);
             throw notComplete;
         }
+        // Before any provider call: a message SQS moved to the dead-letter queue may be the settlement of any command here.
+        if (!request.window().dryRun()) {
+            DeadLetterDepth.Reading reading = deadLetters.read();
+            if (reading.holds()) {
+                return heldByDeadLetters(request, reading);
+            }
+        }
         // JsonHandler has put the request's log fields on this thread; the delivery threads put them on theirs.
         return new DeliveryCall(services, request, context, request.logContext()).deliver();
+    }
+
+    /**
+     * The whole shard waits, PENDING, for a night whose dead-letter queue is empty: nothing sent, nothing written (so no
+     * lease is needed), every pending command counted held for feed and left for the next run.
+     */
+    private DeliveryBatch heldByDeadLetters(DeliveryRequest request, DeadLetterDepth.Reading reading) {
+        long pending = services.commands().count(request.shard());
+        LOG.warn("shard {} of window {}: nothing sent, its {} pending commands are held for feed: {}", request.shard(),
+                request.window().windowId(), pending, reading.why());
+        services.metrics().count(com.payments.reconciler.workflow.Metrics.HELD_FOR_FEED, pending);
+        DeliveryTotals call = new DeliveryTotals(1, 0, 0, 0, 0, 0, 0, pending, 0, 0, 0, 0, pending);
+        ShardPlan plan = request.batch().plan() != null ? request.batch().plan() : ShardPlan.unplanned();
+        return new DeliveryBatch(false, request.batch().totals().plus(call), plan);
     }
 
     private static URI providerUrl(HandlerEnvironment env) {

@@ -49,6 +49,8 @@ final class DeliveryCall {
     private SendingRate rate;
     private CommandSender sender;
     private int started;
+    /** Commands a hold for feed kept PENDING in this call, seen in their round (the sender counts those seen later). */
+    private long heldForFeed;
     /** Commands this call stamped with their first attempt (their read copies still show none). */
     private final java.util.Set<String> stamped = new java.util.HashSet<>();
 
@@ -91,24 +93,25 @@ final class DeliveryCall {
         marks.markAll();
         DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
                 marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis(),
-                marks.cancelledEnded(), marks.acknowledged());
+                marks.cancelledEnded(), marks.acknowledged(), heldForFeed + sender.heldForFeed());
         boolean more = failures.count() > 0 || sender.deferred()
                 || !(exhausted || plan.spent(request.batch().totals().ended() + call.ended(), clock));
         if (!more) {
-            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0, 0));
+            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0, 0, 0));
         }
         services.metrics().count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
                 Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_CANCELLED_ENDED, call.cancelledEnded(),
                 Metrics.DELIVERY_QUARANTINED, call.quarantined(),
                 Metrics.DELIVERY_ESCALATED, call.escalated(), Metrics.BACKLOG_LEFT, call.backlogLeft(),
-                Metrics.PROVIDER_THROTTLED, call.throttledAnswers(), Metrics.DELIVERY_ACKNOWLEDGED, call.acknowledged()));
+                Metrics.PROVIDER_THROTTLED, call.throttledAnswers(), Metrics.DELIVERY_ACKNOWLEDGED, call.acknowledged(),
+                Metrics.HELD_FOR_FEED, call.heldForFeed()));
         if (marks.outcomeOverdue() > 0) {
             services.metrics().count(Metrics.OUTCOME_OVERDUE, marks.outcomeOverdue());
         }
         LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} cancelled as ended, "
-                        + "{} quarantined, {} escalated, {} acknowledged (outcome awaited), {} provider requests, {} fact reads, {} failures, shard read to the end {}",
+                        + "{} quarantined, {} escalated, {} acknowledged (outcome awaited), {} held for feed, {} provider requests, {} fact reads, {} failures, shard read to the end {}",
                 started, call.delivered(), call.rejected(), call.cancelledSettled(), call.cancelledEnded(), call.quarantined(),
-                call.escalated(), call.acknowledged(), call.attempts(), facts.reads(), failures.count(), exhausted);
+                call.escalated(), call.acknowledged(), call.heldForFeed(), call.attempts(), facts.reads(), failures.count(), exhausted);
         failures.throwIfAny();
         if (!more && call.backlogLeft() > 0) {
             LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",
@@ -291,6 +294,13 @@ final class DeliveryCall {
             DeliveryDecision decision = DeliveryDecision.decide(command, known.get(command.authorisationId()), now);
             if (decision instanceof DeliveryDecision.Deliver) {
                 send.add(command);
+                continue;
+            }
+            if (decision instanceof DeliveryDecision.HeldForFeed) {
+                // Neither sent nor marked: it stays PENDING for a night after the hold is cleared.
+                LOG.warn("not sending {}: held for feed (a refused settlement may concern it); it stays PENDING", command.operationId());
+                heldForFeed++;
+                facts.done(command);
                 continue;
             }
             UnsentCommand unsent = UnsentCommand.of(decision,

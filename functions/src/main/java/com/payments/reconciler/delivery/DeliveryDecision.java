@@ -31,6 +31,14 @@ public sealed interface DeliveryDecision {
     }
 
     /**
+     * A hold for feed stands for its authorisation (a settlement IngestEvents refused may concern it): not sent, not
+     * marked: it stays PENDING for a later night, after the operator cleared the hold (or its settlement was stored,
+     * which cancels it). Counted as {@code heldForFeed}.
+     */
+    record HeldForFeed() implements DeliveryDecision {
+    }
+
+    /**
      * Older than automatic delivery may be: our idempotency record of an earlier attempt may have expired,
      * so a person decides (after asking the provider) whether to requeue it.
      */
@@ -68,6 +76,11 @@ public sealed interface DeliveryDecision {
         }
         if (facts.end().isPresent()) {
             return new CancelEnded(facts.end().get().kind(), facts.end().get().endedAt().orElse(now));
+        }
+        // After settlement and end (each ends the command for good, safely), before the age: a held command is not sent
+        // and not parked either; it waits, PENDING, for the hold to be cleared.
+        if (facts.heldForFeed()) {
+            return new HeldForFeed();
         }
         return new Deliver();
     }

@@ -18,13 +18,23 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param throttledMillis time sending was paused by those answers
  * @param cancelledEnded commands not sent because their authorisation ended (voided, expired) meanwhile
  * @param acknowledged commands an asynchronous provider took (ACKNOWLEDGED: sent, outcome awaited)
+ * @param heldForFeed commands not sent because a hold for feed stands for their authorisation, or because the ingestion
+ *                    dead-letter queue held messages (or could not be read) when the call began: they stay PENDING
  */
 public record DeliveryTotals(long batches, long delivered, long rejected, long attempts,
                              long cancelledSettled, long quarantined, long escalated,
                              long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded,
-                             long acknowledged) {
+                             long acknowledged, long heldForFeed) {
 
-    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** Totals written before commands could be held for feed. */
+    public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
+                          long cancelledSettled, long quarantined, long escalated,
+                          long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded, long acknowledged) {
+        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, backlogLeft, throttledAnswers,
+                throttledMillis, cancelledEnded, acknowledged, 0);
+    }
 
     /** Totals of a provider that answers every request at once (no ACKNOWLEDGED commands). */
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
@@ -73,9 +83,11 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                                    @JsonProperty("throttledAnswers") Long throttledAnswers,
                                    @JsonProperty("throttledMillis") Long throttledMillis,
                                    @JsonProperty("cancelledEnded") Long cancelledEnded,
-                                   @JsonProperty("acknowledged") Long acknowledged) {
+                                   @JsonProperty("acknowledged") Long acknowledged,
+                                   @JsonProperty("heldForFeed") Long heldForFeed) {
         return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated),
-                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded), orZero(acknowledged));
+                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded), orZero(acknowledged),
+                orZero(heldForFeed));
     }
 
     private static long orZero(Long count) {
@@ -87,6 +99,6 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                 rejected + other.rejected, attempts + other.attempts, cancelledSettled + other.cancelledSettled,
                 quarantined + other.quarantined, escalated + other.escalated, backlogLeft + other.backlogLeft,
                 throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis, cancelledEnded + other.cancelledEnded,
-                acknowledged + other.acknowledged);
+                acknowledged + other.acknowledged, heldForFeed + other.heldForFeed);
     }
 }

@@ -11,7 +11,11 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 
+import com.payments.reconciler.reconcile.HeldForFeed;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,16 +24,21 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads the facts of many authorisations at once — each one's settlement and its end — in one strongly consistent
- * {@code BatchGetItem} over both tables (docs/design.md §6). Strongly consistent because this read is what enforces
- * I3 (and "no release of an ended authorisation") at the provider call, not a hint.
+ * Reads the facts of many authorisations at once — each one's settlement, its hold for feed and its end — in one
+ * strongly consistent {@code BatchGetItem} over both tables (docs/design.md §6). Strongly consistent because this read
+ * is what enforces I3 (and "no release of an ended authorisation", and no release of a held one) at the provider call,
+ * not a hint. The holds are the items ReconcilePage reads ({@code held#<authorisationId>}, the night-wide
+ * {@code held#*}): a command decided before IngestEvents refused its settlement is not sent while the hold stands.
  */
 public final class FactsReader implements FreshFacts.Source {
 
     /** BatchGetItem's limit: 100 keys per request, counted across all the tables it reads. */
     public static final int KEYS_PER_REQUEST = 100;
-    /** Each authorisation takes two keys (its settlement, its authorisation item). */
-    public static final int AUTHORISATIONS_PER_READ = KEYS_PER_REQUEST / 2;
+    /**
+     * Each authorisation takes three keys (its settlement, its hold for feed, its authorisation item), and the read one
+     * more (the night-wide hold).
+     */
+    public static final int AUTHORISATIONS_PER_READ = (KEYS_PER_REQUEST - 1) / 3;
 
     private final DynamoDbClient dynamo;
     private final TableNames tables;
@@ -61,8 +70,12 @@ public final class FactsReader implements FreshFacts.Source {
         }
         List<Map<String, AttributeValue>> keys = authorisationIds.stream()
                 .map(id -> Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(id))).toList();
+        List<Map<String, AttributeValue>> settlementKeys = new ArrayList<>(keys);
+        settlementKeys.add(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.NIGHT_WIDE_HOLD_KEY)));
+        authorisationIds.forEach(id -> settlementKeys.add(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.heldKey(id)))));
+        Set<String> holds = new HashSet<>();
         Map<String, KeysAndAttributes> unread = new HashMap<>();
-        unread.put(tables.settlements(), KeysAndAttributes.builder().keys(keys)
+        unread.put(tables.settlements(), KeysAndAttributes.builder().keys(settlementKeys)
                 .projectionExpression(Settlements.AUTHORISATION_ID + ", " + Settlements.SETTLED_AT).consistentRead(true).build());
         unread.put(tables.authorisations(), KeysAndAttributes.builder().keys(keys)
                 .projectionExpression(Authorisations.AUTHORISATION_ID + ", " + Authorisations.END_KIND + ", " + Authorisations.ENDED_AT)
@@ -71,14 +84,22 @@ public final class FactsReader implements FreshFacts.Source {
             Map<String, KeysAndAttributes> request = unread;
             BatchGetItemResponse response = StoreErrors.call("read the facts of " + authorisationIds.size() + " authorisations",
                     () -> dynamo.batchGetItem(b -> b.requestItems(request)));
-            response.responses().getOrDefault(tables.settlements(), List.of()).forEach(item -> facts.computeIfPresent(
-                    item.get(Settlements.AUTHORISATION_ID).s(), (id, known) -> new AuthorisationFacts(
-                            Optional.of(new AuthorisationFacts.Settlement(epochMillis(item, Settlements.SETTLED_AT))), known.end(), readAt)));
+            response.responses().getOrDefault(tables.settlements(), List.of()).forEach(item -> {
+                String key = item.get(Settlements.AUTHORISATION_ID).s();
+                if (key.startsWith(Settlements.HELD_KEY_PREFIX)) {
+                    holds.add(key);
+                } else {
+                    facts.computeIfPresent(key, (id, known) -> new AuthorisationFacts(
+                            Optional.of(new AuthorisationFacts.Settlement(epochMillis(item, Settlements.SETTLED_AT))), known.end(), readAt,
+                            known.heldForFeed()));
+                }
+            });
             response.responses().getOrDefault(tables.authorisations(), List.of()).forEach(item -> {
                 AttributeValue kind = item.get(Authorisations.END_KIND);
                 if (kind != null && kind.s() != null) {
                     facts.computeIfPresent(item.get(Authorisations.AUTHORISATION_ID).s(), (id, known) -> new AuthorisationFacts(
-                            known.settlement(), Optional.of(new AuthorisationFacts.End(kind.s(), epochMillis(item, Authorisations.ENDED_AT))), readAt));
+                            known.settlement(), Optional.of(new AuthorisationFacts.End(kind.s(), epochMillis(item, Authorisations.ENDED_AT))), readAt,
+                            known.heldForFeed()));
                 }
             });
             Map<String, KeysAndAttributes> left = new HashMap<>();
@@ -88,6 +109,9 @@ public final class FactsReader implements FreshFacts.Source {
                 }
             });
             if (left.isEmpty()) {
+                // The same rule as ReconcilePage's (HeldForFeed): the night-wide hold holds every one, else its own.
+                Set<String> held = HeldForFeed.heldAmong(authorisationIds, holds);
+                facts.replaceAll((id, known) -> held.contains(id) ? known.held() : known);
                 return facts;
             }
             // DynamoDB returns unprocessed keys under throttling: read them again after a jittered pause.

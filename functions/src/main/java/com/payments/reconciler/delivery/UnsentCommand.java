@@ -27,6 +27,7 @@ record UnsentCommand(DeliveryRecord.Result result, boolean sentBefore, String wh
         }
         return switch (decision) {
             case DeliveryDecision.Deliver deliver -> throw new IllegalArgumentException("a command to deliver is sent, not marked unsent");
+            case DeliveryDecision.HeldForFeed held -> throw new IllegalArgumentException("a command held for feed stays PENDING, it is not marked");
             case DeliveryDecision.CancelSettled cancel -> new UnsentCommand(new DeliveryRecord.Result.CancelledSettled(cancel.settledAt()),
                     false, "its authorisation settled at " + cancel.settledAt());
             case DeliveryDecision.CancelEnded ended -> new UnsentCommand(new DeliveryRecord.Result.CancelledEnded(ended.kind(), ended.endedAt()),

@@ -34,14 +34,56 @@ public final class HeldForFeed {
     }
 
     private final HoldSource source;
+    private final DeadLetterDepth deadLetters;
 
+    /** The hold items only, with a dead-letter queue known empty: tests of the items' rule. */
     public HeldForFeed(HoldSource source) {
-        this.source = Objects.requireNonNull(source, "source");
+        this(source, DeadLetterDepth.empty());
     }
 
-    /** The deployed holds: BatchGetItem on Settlements, the read ReconcilePage's role already holds there. */
+    /** {@code deadLetters}: read once per {@link #forCall()}; while it holds anything, every candidate is held. */
+    public HeldForFeed(HoldSource source, DeadLetterDepth deadLetters) {
+        this.source = Objects.requireNonNull(source, "source");
+        this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+    }
+
+    /** The stored hold items (BatchGetItem on Settlements), with a dead-letter queue known empty: tests of the items' rule. */
     public static HeldForFeed stored(DynamoDbClient dynamo, String settlementsTable, Backoff backoff) {
-        return new HeldForFeed(keys -> read(dynamo, settlementsTable, backoff, keys));
+        return stored(dynamo, settlementsTable, backoff, DeadLetterDepth.empty());
+    }
+
+    /** The deployed holds: BatchGetItem on Settlements (the read ReconcilePage's role already holds there) and the dead-letter queue. */
+    public static HeldForFeed stored(DynamoDbClient dynamo, String settlementsTable, Backoff backoff, DeadLetterDepth deadLetters) {
+        return new HeldForFeed(keys -> read(dynamo, settlementsTable, backoff, keys), deadLetters);
+    }
+
+    /**
+     * One ReconcilePage call's holds: the dead-letter queue read once, now (before the call's first decision); while it
+     * holds anything, every candidate of the call is held, else the hold items decide per batch.
+     */
+    public ForCall forCall() {
+        return new ForCall(deadLetters.read());
+    }
+
+    /** The holds of one call; {@link #deadLetters()} is what the queue said at its start. */
+    public final class ForCall {
+        private final DeadLetterDepth.Reading deadLetters;
+
+        private ForCall(DeadLetterDepth.Reading deadLetters) {
+            this.deadLetters = deadLetters;
+        }
+
+        public DeadLetterDepth.Reading deadLetters() {
+            return deadLetters;
+        }
+
+        /** Of {@code authorisationIds}, those held: all of them while the dead-letter queue holds anything. */
+        public Set<String> heldAmong(List<String> authorisationIds) {
+            if (deadLetters.holds()) {
+                return new HashSet<>(authorisationIds);
+            }
+            return HeldForFeed.this.heldAmong(authorisationIds);
+        }
     }
 
     /**

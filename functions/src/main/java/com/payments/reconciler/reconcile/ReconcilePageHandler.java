@@ -72,7 +72,8 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 new ReleaseSurgeGuard(new NightRecords(env.aws().dynamo(), tables.leases()), ReleaseSurgePolicy.fromEnvironment(env), env.clock()),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock(),
                 FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()),
-                HeldForFeed.stored(env.aws().dynamo(), tables.settlements(), backoff));
+                HeldForFeed.stored(env.aws().dynamo(), tables.settlements(), backoff,
+                        DeadLetterDepth.queue(env.aws().sqs(), env.required(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL))));
     }
 
     /** {@code feed}: asked before this call commits any decision (FeedGate); {@code held}: asked for each batch (HeldForFeed). */
@@ -108,6 +109,11 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
             throw notComplete;
         }
 
+        // Once per call, before its first decision: a message SQS moved to the dead-letter queue may be any hold's settlement.
+        HeldForFeed.ForCall holds = held.forCall();
+        if (holds.deadLetters().holds()) {
+            LOG.warn("window {}: every due candidate of this call is held for feed: {}", window.windowId(), holds.deadLetters().why());
+        }
         Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
         ReconcileTotals totals = request.page().totals().withPage();
         long before = totals.releaseRequested();
@@ -132,7 +138,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                     lastRenewal = renew(lease);
                 }
                 List<Candidate> batch = candidates.subList(from, Math.min(candidates.size(), from + FencedWriter.RELEASES_PER_TRANSACTION));
-                totals = decide(attempt, lease, window, batch, totals);
+                totals = decide(attempt, lease, window, batch, totals, holds);
                 cursor = Cursor.after(batch.getLast(), cursor.shard());
                 decided += batch.size();
             }
@@ -169,11 +175,11 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
      * would cancel the batch's transaction); the rest go in one fenced transaction, split only on cancellation.
      */
     private ReconcileTotals decide(FencedWriter attempt, LeaseToken lease, NightWindow window, List<Candidate> batch,
-                                   ReconcileTotals totals) {
+                                   ReconcileTotals totals, HeldForFeed.ForCall holds) {
         List<String> ids = batch.stream().map(Candidate::authorisationId).toList();
         Set<String> settled = settlements.settledAmong(ids);
         // A settlement IngestEvents refused never reached Settlements: its hold stands in for it (docs/design.md, "Held for feed").
-        Set<String> heldForFeed = held.heldAmong(ids);
+        Set<String> heldForFeed = holds.heldAmong(ids);
         List<Candidate> releasable = new ArrayList<>();
         List<Candidate> settledInIndex = new ArrayList<>();
         for (Candidate candidate : batch) {

@@ -83,7 +83,32 @@ class DeliveryDecisionTest {
             case DeliveryDecision.CancelEnded e -> "CancelEnded(" + e.kind() + ")@" + e.endedAt();
             case DeliveryDecision.Escalate e -> "Escalate";
             case DeliveryDecision.Unverifiable u -> "Unverifiable";
+            case DeliveryDecision.HeldForFeed h -> "HeldForFeed";
         };
+    }
+
+    /**
+     * A hold for feed (a refused settlement may concern the authorisation): not sent and not parked, it waits PENDING; a
+     * stored settlement or an end still ends it, since neither can release the hold by mistake.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            # case                                         | queued ms before now | settled | ended | expected
+            held, fresh                                    | 60000                | false   | false | HeldForFeed
+            held past the horizon: waits, not escalated    | HORIZON              | false   | false | HeldForFeed
+            held and settled: the settlement wins          | 60000                | true    | false | CancelSettled@2026-12-20T02:59:00Z
+            held and voided: the end wins                  | 60000                | false   | true  | CancelEnded(VOIDED)@2026-12-20T02:58:00Z
+            """)
+    void aHeldCommandStaysPending(String scenario, String queuedBefore, boolean settled, boolean ended, String expected) {
+        long before = "HORIZON".equals(queuedBefore) ? HORIZON_MS : Long.parseLong(queuedBefore);
+        PendingCommand command = new PendingCommand("release-hold:a-1", "a-1", 100, "EUR", NOW.minusMillis(before).minus(Duration.ofDays(3)),
+                NOW.minusMillis(before));
+        AuthorisationFacts facts = new AuthorisationFacts(
+                settled ? Optional.of(new AuthorisationFacts.Settlement(Optional.of(Instant.parse("2026-12-20T02:59:00Z")))) : Optional.empty(),
+                ended ? Optional.of(new AuthorisationFacts.End("VOIDED", Optional.of(Instant.parse("2026-12-20T02:58:00Z")))) : Optional.empty(),
+                NOW, true);
+        assertThat(describe(DeliveryDecision.decide(command, facts, NOW))).as(scenario).isEqualTo(expected);
+        assertThat(describe(DeliveryDecision.atTheCall(facts, NOW))).as(scenario + ", at the call").isEqualTo(expected);
     }
 
     @ParameterizedTest(name = "{0}")

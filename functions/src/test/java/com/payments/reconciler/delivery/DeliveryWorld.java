@@ -144,6 +144,17 @@ final class DeliveryWorld implements AutoCloseable {
                 guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, feed);
     }
 
+    /** A handler reading the ingestion dead-letter queue the test chose (held for feed: a non-empty queue holds every call). */
+    DeliverCommandsHandler handler(OperationGuard guard, int parallelism, com.payments.reconciler.reconcile.DeadLetterDepth deadLetters) {
+        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
+                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED,
+                com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT, com.payments.reconciler.workflow.ProviderOutcomeTimeout.DEFAULT,
+                com.payments.reconciler.testing.CompleteFeed.gate(), deadLetters);
+    }
+
     /** A handler whose provider client the test chose (e.g. one answering outside the contract for some commands). */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient) {
         return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
