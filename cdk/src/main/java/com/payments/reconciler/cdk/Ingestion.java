@@ -95,9 +95,23 @@ public final class Ingestion extends Construct {
                 .resources(List.of(keys.data().getKeyArn()))
                 .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
                 .build());
+        // Held for feed: ReconcilePage and DeliverCommands count what the dead-letter queue holds before releasing (a message
+        // SQS moved there after maxReceiveCount never reached IngestEvents as a refusal). That one action, on this queue only:
+        // GetQueueAttributes returns counts, never a message, and needs no key.
+        for (LambdaFunction reader : List.of(LambdaFunction.RECONCILE_PAGE, LambdaFunction.DELIVER_COMMANDS)) {
+            functions.function(reader).addEnvironment(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueue.getQueueUrl());
+            functions.role(reader).addToPolicy(PolicyStatement.Builder.create()
+                    .sid(DEAD_LETTER_DEPTH_SID)
+                    .actions(List.of("sqs:GetQueueAttributes"))
+                    .resources(List.of(deadLetterQueue.getQueueArn()))
+                    .build());
+        }
         // The policy must exist before the mapping polls with the role, or its first ReceiveMessage is denied.
         mapping.getNode().addDependency(role);
     }
+
+    /** The statement that lets ReconcilePage and DeliverCommands count the dead-letter queue's messages. */
+    public static final String DEAD_LETTER_DEPTH_SID = "ReadDeadLetterDepth";
 
     public Queue queue() {
         return queue;

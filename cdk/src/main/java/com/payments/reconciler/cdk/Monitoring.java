@@ -56,6 +56,8 @@ import software.constructs.Construct;
  *   ReconcilePage): the runbook's ReleaseSurge steps, then {@code bin/reconciler approve} or wait for a night in range;</li>
  *   <li>{@link #CAPTURED_AFTER_RELEASE}: settlements stored for authorisations whose release the provider had confirmed,
  *   summed per day, at or above {@code capturedAfterReleaseThreshold} (IngestEvents emits {@link Metrics#CAPTURED_AFTER_RELEASE});</li>
+ *   <li>{@link #HELD_FOR_FEED}: a night kept due releases back because a settlement may be missing (a refused settlement's
+ *   hold, or a non-empty or unreadable ingestion dead-letter queue), summed over ReconcilePage and DeliverCommands;</li>
  *   <li>{@link #INGEST_QUEUE_AGE}: the oldest event waiting in the ingestion queue is older than
  *   {@link #INGEST_MAX_AGE} — ingestion stalled or not keeping up, so tonight's decisions would miss settlements.</li>
  * </ul>
@@ -96,6 +98,8 @@ public final class Monitoring extends Construct {
     public static final String INGEST_QUEUE_AGE = "IngestQueueAge";
     public static final String RELEASE_SURGE = "ReleaseSurge";
     public static final String CAPTURED_AFTER_RELEASE = "CapturedAfterRelease";
+    /** ReconcilePage or DeliverCommands kept a due release back for a possibly missing settlement ({@link Metrics#HELD_FOR_FEED}). */
+    public static final String HELD_FOR_FEED = "HeldForFeed";
     /** A day: the threshold is per night's worth of settlements, which arrive through the day. */
     static final Duration CAPTURED_AFTER_RELEASE_PERIOD = Duration.days(1);
     /**
@@ -214,6 +218,18 @@ public final class Monitoring extends Construct {
                 + "maxSettlementFeedLag (or none was ever received): the card platform stopped publishing settlements or watermarks, "
                 + "or ingestion is behind. The execution failed with FeedNotComplete naming the watermark and its age. Runbook: "
                 + "docs/operating.md, \"FeedNotComplete\"; once the platform's feed caught up, redrive or rerun the window", feedNotComplete);
+        // Held for feed: a refused settlement (a held# item) or a non-empty dead-letter queue kept a due release back, at the
+        // decision or at delivery. The night succeeds, so nothing else pages for it; the held authorisations wait for a person.
+        IMetric heldForFeed = MathExpression.Builder.create().label(Metrics.HELD_FOR_FEED).period(PERIOD)
+                .expression("FILL(decide, 0) + FILL(deliver, 0)")
+                .usingMetrics(Map.of("decide", emitted(Metrics.HELD_FOR_FEED, LambdaFunction.RECONCILE_PAGE),
+                        "deliver", emitted(Metrics.HELD_FOR_FEED, LambdaFunction.DELIVER_COMMANDS)))
+                .build();
+        alarm(config, HELD_FOR_FEED, "A night kept due releases back because a settlement may be missing: IngestEvents refused a "
+                + "settlement (a held# item in Settlements names its authorisation, held#* the whole night), or the ingestion "
+                + "dead-letter queue held messages or could not be read. The held authorisations stay pending; the night's log says "
+                + "which. Runbook: docs/operating.md, \"held for feed\"; bin/reconciler holds list, then holds clear once accounted for",
+                heldForFeed);
         IMetric oldest = ingestion.queue().metricApproximateAgeOfOldestMessage(MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
         register(Alarm.Builder.create(this, INGEST_QUEUE_AGE)
                 .alarmName(config.physicalName(INGEST_QUEUE_AGE))
@@ -263,6 +279,7 @@ public final class Monitoring extends Construct {
                 // HeldForFeed beside the releases: candidates a refused settlement kept from release (docs/operating.md, "held for feed").
                 graph("Decisions", List.of(emitted(Metrics.RELEASES_REQUESTED, LambdaFunction.RECONCILE_PAGE),
                         emitted(Metrics.HELD_FOR_FEED, LambdaFunction.RECONCILE_PAGE),
+                        emitted(Metrics.HELD_FOR_FEED, LambdaFunction.DELIVER_COMMANDS),
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.RECONCILE_PAGE),
                         emitted(Metrics.FENCED_REFUSALS, LambdaFunction.DELIVER_COMMANDS), superseded)),
                 graph("Deliveries", List.of(emitted(Metrics.DELIVERIES, LambdaFunction.DELIVER_COMMANDS), rejected,

@@ -129,10 +129,12 @@ class FunctionsTest {
                         EnvVars.GRACE_PERIOD, EnvVars.SHARDS, EnvVars.DRY_RUN, EnvVars.WINDOW_HORIZON_DAYS);
                 case DELIVER_COMMANDS -> union(WORKFLOW_ENV, Set.of(EnvVars.PROVIDER_BASE_URL, EnvVars.PROVIDER_SECRET_ID,
                         EnvVars.PROVIDER_REQUESTS_PER_SECOND, EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, EnvVars.PROVIDER_KEY_RETENTION,
-                        EnvVars.MAX_SETTLEMENT_FEED_LAG, EnvVars.PROVIDER_ADAPTER, EnvVars.PROVIDER_OUTCOME_TIMEOUT));
+                        EnvVars.MAX_SETTLEMENT_FEED_LAG, EnvVars.PROVIDER_ADAPTER, EnvVars.PROVIDER_OUTCOME_TIMEOUT,
+                        EnvVars.INGEST_DEAD_LETTER_QUEUE_URL));
                 case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, TableNames.ENV_RELEASE_COMMANDS, EnvVars.SHARDS,
                         EnvVars.INGEST_DEAD_LETTER_QUEUE_URL);
-                case RECONCILE_PAGE -> union(WORKFLOW_ENV, Set.of(EnvVars.MAX_SETTLEMENT_FEED_LAG, EnvVars.RELEASE_SURGE_FACTOR));
+                case RECONCILE_PAGE -> union(WORKFLOW_ENV, Set.of(EnvVars.MAX_SETTLEMENT_FEED_LAG, EnvVars.RELEASE_SURGE_FACTOR,
+                        EnvVars.INGEST_DEAD_LETTER_QUEUE_URL));
                 default -> WORKFLOW_ENV;
             };
             assertThat(names).as(function.logicalName()).containsExactlyInAnyOrderElementsOf(expected);

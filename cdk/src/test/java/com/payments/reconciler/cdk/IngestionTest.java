@@ -119,6 +119,29 @@ class IngestionTest {
     }
 
     /**
+     * Held for feed: ReconcilePage and DeliverCommands count the dead-letter queue's messages before releasing, so each
+     * gets its URL and sqs:GetQueueAttributes on that queue only; no other sqs action, on no other queue, and no other
+     * function may read it (the harness's LeastPrivilegeNightTest shows the night calls it).
+     */
+    @Test
+    void onlyReconcilePageAndDeliverCommandsMayCountTheDeadLetterQueue() {
+        JsonNode dlqArn = template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn");
+        for (LambdaFunction function : LambdaFunction.values()) {
+            List<JsonNode> statements = template.statementsOf(synth.stack.functions().role(function));
+            List<JsonNode> depth = statements.stream().filter(st -> Ingestion.DEAD_LETTER_DEPTH_SID.equals(st.path("Sid").asText())).toList();
+            if (function == LambdaFunction.RECONCILE_PAGE || function == LambdaFunction.DELIVER_COMMANDS) {
+                assertThat(depth).as(function.logicalName()).hasSize(1);
+                assertThat(TemplateJson.strings(depth.getFirst().path("Action"))).containsExactly("sqs:GetQueueAttributes");
+                assertThat(depth.getFirst().path("Resource")).isEqualTo(dlqArn);
+                assertThat(statements.stream().flatMap(st -> TemplateJson.strings(st.path("Action")).stream()).filter(a -> a.startsWith("sqs:")))
+                        .as(function.logicalName() + ": no other sqs action").containsExactly("sqs:GetQueueAttributes");
+            } else {
+                assertThat(depth).as(function.logicalName()).isEmpty();
+            }
+        }
+    }
+
+    /**
      * The KMS actions the statements allow on {@code key} through SQS: a producer sending to an SSE-KMS queue needs
      * kms:GenerateDataKey and kms:Decrypt on the queue's key (SQS developer guide, "Key management").
      */

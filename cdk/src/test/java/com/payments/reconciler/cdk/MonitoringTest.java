@@ -25,7 +25,7 @@ class MonitoringTest {
                 "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted", "test-BacklogLeft",
                 "test-StartWindowThrottles", "test-AcquireLeaseThrottles", "test-ReconcilePageThrottles", "test-DeliverCommandsThrottles",
                 "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestQueueAge",
-                "test-FeedNotComplete", "test-ReleaseSurge", "test-CapturedAfterRelease");
+                "test-FeedNotComplete", "test-ReleaseSurge", "test-CapturedAfterRelease", "test-HeldForFeed");
         assertMetric(alarms.get("test-ReleaseSurge"), Metrics.NAMESPACE, Metrics.RELEASE_SURGE_HELD, "Function",
                 TemplateJson.parse("\"" + LambdaFunction.RECONCILE_PAGE.logicalName() + "\""));
         assertMetric(alarms.get("test-CapturedAfterRelease"), Metrics.NAMESPACE, Metrics.CAPTURED_AFTER_RELEASE, "Function",
@@ -58,6 +58,11 @@ class MonitoringTest {
         alarms.remove("test-BacklogLeft");
         alarms.remove("test-IngestQueueAge"); // IngestionTest: a threshold in seconds
         // The sum of what both gated functions emit: a metric math alarm, its period on each metric.
+        JsonNode held = alarms.remove("test-HeldForFeed");
+        assertThat(held.path("Threshold").asDouble()).isEqualTo(1.0);
+        assertThat(held.path("TreatMissingData").asText()).isEqualTo("notBreaching");
+        assertThat(held.toString()).contains("\"MetricName\":\"" + Metrics.HELD_FOR_FEED + "\"")
+                .contains(LambdaFunction.RECONCILE_PAGE.logicalName()).contains(LambdaFunction.DELIVER_COMMANDS.logicalName());
         JsonNode feed = alarms.remove("test-FeedNotComplete");
         assertThat(feed.path("Threshold").asDouble()).isEqualTo(1.0);
         assertThat(feed.path("TreatMissingData").asText()).isEqualTo("notBreaching");
@@ -80,7 +85,7 @@ class MonitoringTest {
     void everyAlarmButSupersededRunsAndReleaseSurgeNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
         Map<String, JsonNode> alarms = alarms();
-        assertThat(alarms).hasSize(23);
+        assertThat(alarms).hasSize(24);
         JsonNode superseded = alarms.remove("test-SupersededRuns");
         assertThat(superseded.has("AlarmActions")).isFalse();
         assertThat(alarms.remove("test-ReleaseSurge").has("AlarmActions")).as("ReleaseSurge pages through ExecutionsFailed").isFalse();
