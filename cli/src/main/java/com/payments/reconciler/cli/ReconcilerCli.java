@@ -17,7 +17,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 @Command(name = "reconciler", mixinStandardHelpOptions = true, version = "hold-release-reconciler 1.0.0",
         description = "Nightly hold-release reconciler: start, rerun, redrive and inspect windows on AWS.",
         subcommands = {StartCommand.class, RerunCommand.class, RedriveCommand.class,
-                StatusCommand.class, HistoryCommand.class, CommandsCommand.class, ApproveCommand.class, PreflightCommand.class},
+                StatusCommand.class, HistoryCommand.class, CommandsCommand.class, HoldsCommand.class, ApproveCommand.class, PreflightCommand.class},
         footer = {"%nbin/reconciler also runs the local harness (its own jar): local (one night on local engines), "
                 + "chaos (fault campaigns), bench (throughput and cost figures)."},
         exitCodeListHeading = "%nExit codes:%n",

@@ -155,8 +155,9 @@ public final class EventDecoder {
     static final String PROVIDER_REFERENCE_TEXT = "the provider's id of the authorisation (e.g. a Stripe PaymentIntent id pi_..., "
             + "an Adyen pspReference): 1-64 characters of A-Z a-z 0-9 _ -";
 
-    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
-    static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
+    /** The contract's id form (authorisation and event ids); also what an operator's {@code --authorisation} must match. */
+    public static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+    public static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
     static final Pattern ISO_4217 = Pattern.compile("[A-Z]{3}");
     /** Eleven digits at most: an amount can never look like a card number, and fits any currency's holds. */
     public static final long MAX_AMOUNT_MINOR = 99_999_999_999L;

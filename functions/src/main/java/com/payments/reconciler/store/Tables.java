@@ -166,6 +166,22 @@ public final class Tables {
             return HELD_KEY_PREFIX + authorisationId;
         }
 
+        /**
+         * The key prefix of the record an operator's {@code holds clear} leaves in place of a hold it deleted
+         * ({@code cleared-hold#<hold key>#<clearedAt epoch ms>}): who, when and why, with the hold's own attributes. Never
+         * read by a night (its key is neither an authorisation id nor a {@code held#} key).
+         */
+        public static final String CLEARED_HOLD_KEY_PREFIX = "cleared-hold#";
+        /** Who cleared the hold (the caller ARN from STS, and the local user), when (epoch ms) and the operator's note. */
+        public static final String CLEARED_BY = "clearedBy";
+        public static final String CLEARED_AT = "clearedAt";
+        public static final String CLEAR_NOTE = "clearNote";
+
+        /** The key of the record of {@code holdKey}'s clearing at {@code clearedAtMillis}. */
+        public static String clearedHoldKey(String holdKey, long clearedAtMillis) {
+            return CLEARED_HOLD_KEY_PREFIX + holdKey + "#" + clearedAtMillis;
+        }
+
         public static final TableSchema SCHEMA = new TableSchema("Settlements",
                 new KeyAttribute(AUTHORISATION_ID, AttributeType.S), List.of(), Optional.empty(), true);
 

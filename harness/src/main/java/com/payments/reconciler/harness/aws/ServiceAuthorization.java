@@ -80,7 +80,9 @@ public final class ServiceAuthorization {
             new Row("states:StopExecution", Rule.EXECUTION, SAR_STATES),
             new Row("secretsmanager:GetSecretValue", Rule.SECRET, SAR_SECRETS),
             new Row("secretsmanager:DescribeSecret", Rule.SECRET, SAR_SECRETS),
-            new Row("sqs:SendMessage", Rule.QUEUE, SAR_SQS));
+            new Row("sqs:SendMessage", Rule.QUEUE, SAR_SQS),
+            // ReconcilePage and DeliverCommands count the ingestion dead-letter queue's messages (held for feed).
+            new Row("sqs:GetQueueAttributes", Rule.QUEUE, SAR_SQS));
 
     private static final Map<String, String> TRANSACT_WRITE_ACTIONS = Map.of(
             "Put", "dynamodb:PutItem", "Update", "dynamodb:UpdateItem", "Delete", "dynamodb:DeleteItem",

@@ -36,7 +36,11 @@ public final class TemplateResources {
             map.put(id, LocalResources.Resource.of(name, "arn:aws:logs" + arnPrefix + "log-group:" + name + ":*"));
         });
         template.resources("AWS::SQS::Queue").forEach((id, q) -> {
-            String name = q.path("Properties").path("QueueName").asText(id);
+            String templateName = q.path("Properties").path("QueueName").asText(id);
+            // The ingestion dead-letter queue is the local run's (LocalPipeline creates it; every function's environment names
+            // it), so a grant on it is judged on the queue the functions call: ReconcilePage's and DeliverCommands' depth reads.
+            String name = templateName.endsWith(com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX)
+                    ? LocalResources.LOCAL_QUEUE_PREFIX + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX : templateName;
             map.put(id, new LocalResources.Resource("https://sqs." + region + ".amazonaws.com/" + account + "/" + name,
                     Map.of("Arn", "arn:aws:sqs" + arnPrefix + name, "QueueName", name)));
         });

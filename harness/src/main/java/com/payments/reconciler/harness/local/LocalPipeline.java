@@ -222,6 +222,30 @@ public final class LocalPipeline implements AutoCloseable {
         String machineName = sandboxes.map(TemplateHosting::stateMachineName).orElse(StateMachineDeployer.STATE_MACHINE_NAME);
         stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), machineName);
         providerSecretArn = putProviderSecret(sandboxes.map(TemplateHosting::providerSecretName).orElse(PROVIDER_SECRET_NAME));
+        createLocalDeadLetterQueue();
+    }
+
+    /**
+     * The ingestion dead-letter queue every function's environment names ({@link #localDeadLetterQueueUrl()}), empty:
+     * ReconcilePage and DeliverCommands count its messages before releasing, and a queue that does not exist cannot be
+     * read, which holds the whole night. {@code local}'s LocalIngestQueue opens the same queue (CreateQueue of an existing
+     * name with the same attributes returns it).
+     */
+    private void createLocalDeadLetterQueue() {
+        try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
+            sqs.createQueue(b -> b.queueName(LocalRun.LOCAL_QUEUE_PREFIX + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX));
+        }
+    }
+
+    /**
+     * Deletes the local dead-letter queue, for a test that shows the redrive policy moving a refused event (IngestEvents'
+     * own send then fails, as for a queue it may not write to). A night run after this is held: the queue cannot be read.
+     */
+    public void deleteLocalDeadLetterQueue() {
+        try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
+            sqs.deleteQueue(b -> b.queueUrl(sqs.getQueueUrl(q -> q.queueName(LocalRun.LOCAL_QUEUE_PREFIX
+                    + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX)).queueUrl()));
+        }
     }
 
     /** The simulated provider's key where the deployed function reads it: a Secrets Manager secret. */

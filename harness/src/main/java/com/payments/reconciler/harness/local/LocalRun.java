@@ -141,7 +141,7 @@ public final class LocalRun {
     }
 
     private static final ObjectMapper JSON = Json.mapper();
-    static final String LOCAL_QUEUE_PREFIX = "local-";
+    static final String LOCAL_QUEUE_PREFIX = com.payments.reconciler.harness.aws.LocalResources.LOCAL_QUEUE_PREFIX;
     private final Options options;
     private final Consumer<String> console;
     private final Clock wall;

@@ -46,7 +46,10 @@ class ServiceAuthorizationTest {
                 Arguments.of("secretsmanager:GetSecretValue", "{\"SecretId\": \"key\"}", List.of("secretsmanager:GetSecretValue on " + SECRET)),
                 Arguments.of("secretsmanager:GetSecretValue", "{\"SecretId\": \"" + SECRET + "\"}", List.of("secretsmanager:GetSecretValue on " + SECRET)),
                 Arguments.of("sqs:SendMessage", "{\"QueueUrl\": \"https://sqs.eu-west-1.amazonaws.com/123456789012/p-ingest-events-dlq\", \"MessageBody\": \"x\"}",
-                        List.of("sqs:SendMessage on arn:aws:sqs:eu-west-1:123456789012:p-ingest-events-dlq")));
+                        List.of("sqs:SendMessage on arn:aws:sqs:eu-west-1:123456789012:p-ingest-events-dlq")),
+                Arguments.of("sqs:GetQueueAttributes", "{\"QueueUrl\": \"https://sqs.eu-west-1.amazonaws.com/123456789012/p-ingest-events-dlq\", "
+                                + "\"AttributeNames\": [\"ApproximateNumberOfMessages\"]}",
+                        List.of("sqs:GetQueueAttributes on arn:aws:sqs:eu-west-1:123456789012:p-ingest-events-dlq")));
     }
 
     @ParameterizedTest(name = "{0} {1}")
