@@ -106,8 +106,15 @@ public final class InvariantAudit {
      * @param requireDelivered whether the command must also be DELIVERED and performed (false when only decisions ran)
      * @param declaredBacklog commands the run reported left PENDING for the next run (issue 17): up to this many may be
      *                        PENDING; one more is lost. What the run declared is checked against the tables, not trusted.
+     * @param heldWhole the ingestion dead-letter queue held messages (or could not be read) while the night ran, read by the
+     *                  caller with the night's own rule ({@code DeadLetterDepth}): every AUTHORISED, uncommanded
+     *                  authorisation was held for feed, kept and not lost (design.md, "Held for feed")
      */
-    public record Completion(Instant cutoff, boolean requireDelivered, long declaredBacklog) {
+    public record Completion(Instant cutoff, boolean requireDelivered, long declaredBacklog, boolean heldWhole) {
+        public Completion(Instant cutoff, boolean requireDelivered, long declaredBacklog) {
+            this(cutoff, requireDelivered, declaredBacklog, false);
+        }
+
         public Completion(Instant cutoff, boolean requireDelivered) {
             this(cutoff, requireDelivered, 0);
         }
@@ -641,7 +648,8 @@ public final class InvariantAudit {
             }
             String stateName = Attr.stringOr(auth, Authorisations.STATE, "");
             Map<String, AttributeValue> command = commands.get(id);
-            boolean heldForFeed = settled.contains(Settlements.NIGHT_WIDE_HOLD_KEY) || settled.contains(Settlements.heldKey(id));
+            boolean heldForFeed = completion.heldWhole() || settled.contains(Settlements.NIGHT_WIDE_HOLD_KEY)
+                    || settled.contains(Settlements.heldKey(id));
             if (heldForFeed && Authorisations.STATE_AUTHORISED.equals(stateName) && command == null) {
                 continue; // held for feed: a refused settlement may concern it, so it is kept, not lost (design.md, "Held for feed")
             }

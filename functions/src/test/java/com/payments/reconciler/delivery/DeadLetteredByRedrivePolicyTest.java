@@ -2,6 +2,7 @@ package com.payments.reconciler.delivery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderRelease;
 import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
@@ -66,6 +67,15 @@ class DeadLetteredByRedrivePolicyTest {
             assertThat(totals.get("heldForFeed").asLong()).isEqualTo(2);
             assertThat(totals.get("releaseRequested").asLong()).isZero();
             assertThat(commandedAuthorisations(w)).as("no release commanded while the dead-letter queue holds a message").isEmpty();
+
+            // I4 counts them held, not lost, when the audit is told the queue held the night; told it did not (known-bad), it
+            // names each due authorisation as lost.
+            InvariantAudit audit = new InvariantAudit(engine.tables());
+            assertThat(audit.audit(engine.snapshot(), engine.writes(), w.releases(),
+                    new InvariantAudit.Completion(DeliveryWorld.CUTOFF, true, 0, true)).violations()).isEmpty();
+            assertThat(audit.audit(engine.snapshot(), engine.writes(), w.releases(),
+                    new InvariantAudit.Completion(DeliveryWorld.CUTOFF, true, 0, false)).violations())
+                    .extracting(InvariantAudit.Violation::detail).contains("auth-1 is AUTHORISED with command none");
         }
     }
 

@@ -89,7 +89,9 @@ final class LocalCommand implements Callable<Integer> {
             + "With --nights N > 1: provider-lost-response (answers lost on night 1, parked, requeued by an operator before the "
             + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its "
             + "one release) or, with N at least 4, " + PARTIAL_LOSS + " (half the settlements of the last night's due authorisations "
-            + "never published: the night ends ReleaseSurge, nothing is delivered until the operator approves, then a rerun delivers).")
+            + "never published: the night ends ReleaseSurge, nothing is delivered until the operator approves, then a rerun delivers) "
+            + "or settlement-feed-outage (night 1 ends FeedNotComplete having released nothing; the publisher resumes, and night 2 "
+            + "releases what is due, none whose settlement the platform published; exit 0 when that holds).")
     String scenario;
 
     /**
@@ -184,6 +186,7 @@ final class LocalCommand implements Callable<Integer> {
     }
 
     static final String PARTIAL_LOSS = "settlement-feed-partial-loss";
+    static final String FEED_OUTAGE = "settlement-feed-outage";
 
     /** {@code --provider}: one of {@link ProviderAdapters#acceptedValues()}, the default when absent. */
     static ProviderAdapters.Adapter adapter(String value, Optional<ProviderKeyRetention> retention) {
@@ -213,11 +216,13 @@ final class LocalCommand implements Callable<Integer> {
         var nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.NONE;
         if (PARTIAL_LOSS.equals(scenario)) {
             nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS;
+        } else if (FEED_OUTAGE.equals(scenario)) {
+            nightScenario = com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.SETTLEMENT_FEED_OUTAGE;
         } else if (scenario != null) {
             lostResponses = scenario(scenario) == LocalRun.Scenario.PROVIDER_LOST_RESPONSE;
             if (!lostResponses) {
-                throw new IllegalArgumentException("--scenario: with --nights N > 1 only provider-lost-response or " + PARTIAL_LOSS
-                        + " is accepted, was '" + scenario + "'; give --nights 1 for the others");
+                throw new IllegalArgumentException("--scenario: with --nights N > 1 only provider-lost-response, " + PARTIAL_LOSS
+                        + " or " + FEED_OUTAGE + " is accepted, was '" + scenario + "'; give --nights 1 for the others");
             }
         }
         for (String single : List.of(EventsFile.FLAG, "--provider", "--faults", "--dry-run", "--provider-quota", "--provider-concurrency",
@@ -281,6 +286,13 @@ final class LocalCommand implements Callable<Integer> {
             }
         }
         out.flush();
+        if (nightScenario == com.payments.reconciler.harness.nights.MultiNightRun.NightScenario.SETTLEMENT_FEED_OUTAGE) {
+            console.println("settlement-feed-outage: night 1 ended " + String.join(", ", report.firstNightErrors())
+                    + (report.feedOutageRecovered() ? "; after the feed resumed the later nights released what was due, none whose settlement was published"
+                    : "; SCENARIO NOT MET (night 1 must end FeedNotComplete, the later nights succeed, every invariant hold)"));
+            console.flush();
+            return report.feedOutageRecovered() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
+        }
         return report.succeeded() ? ExitCodes.OK : ExitCodes.RUN_FAILED;
     }
 

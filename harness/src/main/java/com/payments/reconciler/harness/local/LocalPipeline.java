@@ -238,6 +238,17 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     /**
+     * Whether a night run now would be held whole by the local dead-letter queue: the night's own rule
+     * ({@link com.payments.reconciler.reconcile.DeadLetterDepth}) on the queue the functions read. For the invariant audit,
+     * which then counts an AUTHORISED, uncommanded authorisation as held, not lost.
+     */
+    public boolean deadLettersHoldTheNight() {
+        try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
+            return com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, localDeadLetterQueueUrl()).read().holds();
+        }
+    }
+
+    /**
      * Deletes the local dead-letter queue, for a test that shows the redrive policy moving a refused event (IngestEvents'
      * own send then fails, as for a queue it may not write to). A night run after this is held: the queue cannot be read.
      */

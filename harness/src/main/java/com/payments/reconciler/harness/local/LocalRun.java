@@ -264,7 +264,7 @@ public final class LocalRun {
             StoreSnapshot snapshot = evidence.snapshot();
             List<ProviderEffect> effects = evidence.effects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
-                    : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last));
+                    : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last), pipeline.deadLettersHoldTheNight());
             InvariantAudit.Report audit = evidence.audit(completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
             List<WouldRelease.Entry> wouldRelease = input.dryRun() ? WouldRelease.from(snapshot, input.cutoff()) : List.of();

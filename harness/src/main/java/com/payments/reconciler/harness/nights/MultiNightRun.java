@@ -34,6 +34,7 @@ import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.window.WindowStarter;
 import com.payments.reconciler.workflow.EmfMetrics;
+import com.payments.reconciler.workflow.ErrorNames;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
@@ -78,6 +79,8 @@ public final class MultiNightRun {
     /** How long before a night's window start the platform's batch is published (no event is timed in between). */
     static final Duration PUBLISH_BEFORE_NIGHT = Duration.ofHours(2);
     public static final String PLATFORM_EVENTS = "platform-events.jsonl";
+    /** {@link NightScenario#SETTLEMENT_FEED_OUTAGE}: how long before the first night's batch the settlement publisher stopped. */
+    static final Duration FEED_OUTAGE = Duration.ofDays(1);
     private static final ObjectMapper JSON = Json.mapper();
 
     /**
@@ -144,7 +147,15 @@ public final class MultiNightRun {
          * silently, everything else as usual). The last night is a release surge: held until the harness's operator approves
          * it, then a rerun delivers.
          */
-        SETTLEMENT_FEED_PARTIAL_LOSS
+        SETTLEMENT_FEED_PARTIAL_LOSS,
+        /**
+         * The platform's settlement publisher stops {@link #FEED_OUTAGE} before the first night's batch: the settlements
+         * timed in that day and the batch's watermark are not published, its last watermark is a day old, and the first
+         * night must end FeedNotComplete having released nothing. The publisher resumes before the second night (the held
+         * settlements first, then its usual batch and a fresh watermark): that night releases what is due, and no release
+         * follows the publication of its authorisation's settlement.
+         */
+        SETTLEMENT_FEED_OUTAGE
     }
 
     /** The guard needs 3 completed nights of history before the night it judges. */
@@ -163,7 +174,19 @@ public final class MultiNightRun {
 
     /** The series' report: each night exactly as a single night's, the totals, and the invariants over all nights. */
     public record Report(List<RunReport> nights, Totals totals, Map<String, Boolean> invariants, History history, String engine,
-                         Integer operatorRerunNight, ProviderKeys providerKeys, LostResponses.Outcome lostResponses, SurgeHold surgeHold) {
+                         Integer operatorRerunNight, ProviderKeys providerKeys, LostResponses.Outcome lostResponses, SurgeHold surgeHold,
+                         List<String> firstNightErrors) {
+        /**
+         * {@link NightScenario#SETTLEMENT_FEED_OUTAGE}: the first night failed FeedNotComplete (every run of it), every later
+         * night succeeded, and every invariant holds on every night and across them (I3 against what was published).
+         */
+        public boolean feedOutageRecovered() {
+            return !firstNightErrors.isEmpty() && firstNightErrors.stream().allMatch(ErrorNames.FEED_NOT_COMPLETE::equals)
+                    && nights.stream().skip(1).allMatch(n -> "SUCCEEDED".equals(n.execution().status()))
+                    && nights.stream().allMatch(RunReport::invariantsHold)
+                    && invariants.values().stream().allMatch(Boolean::booleanValue);
+        }
+
         public boolean succeeded() {
             return nights.stream().allMatch(n -> "SUCCEEDED".equals(n.execution().status()) && n.invariantsHold())
                     && invariants.values().stream().allMatch(Boolean::booleanValue)
@@ -234,6 +257,9 @@ public final class MultiNightRun {
         int leadDays = (int) Math.ceil(first.gracePeriod().toHours() / 24.0) + 1;
         Instant feedStart = first.windowStart().minus(NightFeed.DAY.multipliedBy(leadDays));
         boolean partialLoss = options.scenario() == NightScenario.SETTLEMENT_FEED_PARTIAL_LOSS;
+        boolean outage = options.scenario() == NightScenario.SETTLEMENT_FEED_OUTAGE;
+        List<NightFeed.Event> heldBack = new ArrayList<>();
+        List<String> firstNightErrors = new ArrayList<>();
         List<NightFeed.Event> all = new NightFeed(feedStart, leadDays + options.nights(), options.perDay(), options.seed(),
                 partialLoss ? NightFeed.MOSTLY_CAPTURED : NightFeed.USUAL).events();
         Set<String> dropped = partialLoss ? halfTheSettlementsDueOnTheLastNight(all) : Set.of();
@@ -272,8 +298,23 @@ public final class MultiNightRun {
                 Instant publishAt = input.windowStart().minus(PUBLISH_BEFORE_NIGHT);
                 moveTo(clock, publishAt);
                 List<NightFeed.Event> batch = new ArrayList<>();
+                if (outage && night == 1) {
+                    // The publisher resumed: what it held back goes first.
+                    batch.addAll(heldBack);
+                    console.accept("scenario settlement-feed-outage: the publisher resumed, " + heldBack.size() + " held-back settlements published");
+                }
+                Instant stoppedAt = publishAt.minus(FEED_OUTAGE);
                 while (next < all.size() && all.get(next).at().isBefore(publishAt)) {
-                    batch.add(all.get(next++));
+                    NightFeed.Event event = all.get(next++);
+                    if (outage && night == 0 && "settlement.posted".equals(event.type()) && !event.at().isBefore(stoppedAt)) {
+                        heldBack.add(event);
+                    } else {
+                        batch.add(event);
+                    }
+                }
+                if (outage && night == 0) {
+                    console.accept("scenario settlement-feed-outage: the settlement publisher stopped at " + stoppedAt + ", "
+                            + heldBack.size() + " settlements not published, its last watermark " + stoppedAt);
                 }
                 List<String> bodies = new ArrayList<>();
                 batch.forEach(e -> bodies.add(e.body()));
@@ -303,7 +344,8 @@ public final class MultiNightRun {
                 }
                 bodies.addAll(changes);
                 // Then its settlement watermark: everything timed before the batch was published with it.
-                bodies.add(com.payments.reconciler.harness.local.SyntheticEvents.watermark("watermark:" + publishAt, publishAt));
+                Instant watermark = outage && night == 0 ? stoppedAt : publishAt;
+                bodies.add(com.payments.reconciler.harness.local.SyntheticEvents.watermark("watermark:" + watermark, watermark));
                 long appliedBefore = PlatformFeed.appliedEvents(StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
                 long publishedAt = clock.instant().toEpochMilli();
                 PlatformFeed.Recorded recorded = feed.feedRecorded(bodies, appliedBefore, () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));
@@ -352,11 +394,15 @@ public final class MultiNightRun {
                 if (partialLoss && night == options.nights() - 1 && !followed.getLast().succeeded()) {
                     surgeHold = approveAndRerun(pipeline, clock, window, input.executionInput(), followed, dropped.size());
                 }
+                if (night == 0) {
+                    followed.forEach(run -> firstNightErrors.add(run.error().orElse(run.status().toString())));
+                }
                 ExecutionFollower.Followed scheduledRun = followed.getFirst();
                 ExecutionFollower.Followed last = followed.getLast();
                 PipelineEvidence evidence = PipelineEvidence.of(pipeline);
                 long backlog = summary(last).path("delivery").path("backlogLeft").asLong();
-                InvariantAudit.Report audit = evidence.audit(last.succeeded() ? new InvariantAudit.Completion(input.cutoff(), true, backlog) : null);
+                InvariantAudit.Report audit = evidence.audit(last.succeeded()
+                        ? new InvariantAudit.Completion(input.cutoff(), true, backlog, pipeline.deadLettersHoldTheNight()) : null);
                 audit.violations().forEach(v -> console.accept("night " + window + " VIOLATION " + v.invariant() + ": " + v.detail()));
                 // A held run fails before its summary: the night's decisions are on its night record.
                 long[] held = surgeHold != null && surgeHold.window().equals(window.toString())
@@ -403,7 +449,7 @@ public final class MultiNightRun {
             ProviderKeys keys = new ProviderKeys(options.providerKeeps().retention().toString(), List.copyOf(lookups), List.copyOf(forgotten),
                     lookups.stream().mapToLong(Long::longValue).sum(), forgotten.stream().mapToLong(Long::longValue).sum());
             return new Report(List.copyOf(reports), totals, invariants, history, pipeline.hostingLabel(), rerunNight + 1, keys,
-                    lost.outcome(pipeline).orElse(null), surgeHold);
+                    lost.outcome(pipeline).orElse(null), surgeHold, List.copyOf(firstNightErrors));
         }
     }
 
