@@ -39,6 +39,10 @@ class DeliverCommandsWiringTest {
             env.put(EnvVars.PROVIDER_SECRET_ID, providerSecret(aws, w.provider.apiKey()));
             env.put(EnvVars.PROVIDER_REQUESTS_PER_SECOND, "40");
             env.put(EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS, "32");
+            // The ingestion dead-letter queue it counts before any provider call: empty, so the night delivers.
+            try (var sqs = aws.sqs()) {
+                env.put(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl());
+            }
 
             DeliverCommandsHandler handler = new DeliverCommandsHandler(new HandlerEnvironment(env, aws, w.clock));
             DeliveryBatch result = w.invoke(handler, lease, 0, null, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
