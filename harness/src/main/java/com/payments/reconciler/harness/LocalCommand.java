@@ -85,7 +85,7 @@ final class LocalCommand implements Callable<Integer> {
             + "captures published between the decision and delivery: none may be released) or settlement-feed-outage (the platform's "
             + "settlement publisher stopped a day before the window: the night releases nothing and fails FeedNotComplete, exit 1) or "
             + "dead-lettered-settlement (one due authorisation's settlement is refused into the dead-letter queue: no release for it, "
-            + "heldForFeed at least 1). "
+            + "heldForFeed at least 1; while it sits in the dead-letter queue the whole night is held). "
             + "With --nights N > 1: provider-lost-response (answers lost on night 1, parked, requeued by an operator before the "
             + "first night the provider has forgotten their keys (--provider-key-retention), each of which must end DELIVERED with its "
             + "one release) or, with N at least 4, " + PARTIAL_LOSS + " (half the settlements of the last night's due authorisations "

@@ -261,10 +261,16 @@ public final class LocalRun {
                 findings.forEach(f -> console.accept("SCENARIO: " + f));
                 console.accept("dead-lettered-settlement: heldForFeed " + DeadLetteredSettlement.heldForFeed(last));
             }
+            boolean heldWhole = pipeline.deadLettersHoldTheNight();
+            if (heldWhole) {
+                // Why the night released nothing, in the report as well as in the functions' log lines.
+                console.accept("held for feed: the ingestion dead-letter queue held messages (or could not be read), so the night "
+                        + "released nothing (docs/operating.md, \"Runbook: held for feed\")");
+            }
             StoreSnapshot snapshot = evidence.snapshot();
             List<ProviderEffect> effects = evidence.effects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null
-                    : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last), pipeline.deadLettersHoldTheNight());
+                    : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last), heldWhole);
             InvariantAudit.Report audit = evidence.audit(completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
             List<WouldRelease.Entry> wouldRelease = input.dryRun() ? WouldRelease.from(snapshot, input.cutoff()) : List.of();
