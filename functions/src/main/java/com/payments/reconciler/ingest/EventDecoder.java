@@ -151,9 +151,11 @@ public final class EventDecoder {
     }
 
 
-    static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    /** A provider's id (of an authorisation, of a release): also what an operator may record for a release by hand. */
+    public static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    public static final String PROVIDER_REFERENCE_CHARACTERS = "1-64 characters of A-Z a-z 0-9 _ -";
     static final String PROVIDER_REFERENCE_TEXT = "the provider's id of the authorisation (e.g. a Stripe PaymentIntent id pi_..., "
-            + "an Adyen pspReference): 1-64 characters of A-Z a-z 0-9 _ -";
+            + "an Adyen pspReference): " + PROVIDER_REFERENCE_CHARACTERS;
 
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
     static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
