@@ -16,6 +16,7 @@ import com.payments.reconciler.webhook.AdyenSignature;
 import com.payments.reconciler.webhook.AdyenWebhookReceiver;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Timing;
+import java.time.Clock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -91,7 +92,7 @@ class AdyenWebhookPathTest {
 
         EventIngestion ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
                 new IngestStore(world.dynamo, engine.tables().authorisations(), engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)));
+                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)), Clock.systemUTC());
         List<String> reordered = new ArrayList<>(queue);
         Collections.reverse(reordered);
         reordered.addAll(queue);

@@ -39,7 +39,7 @@ class ProviderOutcomesTest {
         commands = engine.tables().releaseCommands();
         ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
                 new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)),
-                Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)));
+                Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)), Clock.systemUTC());
     }
 
     private void command(String auth, String status, String requestReference) {
@@ -130,7 +130,7 @@ class ProviderOutcomesTest {
     @Test
     void withoutAnAsynchronousProviderTheEventIsRefused(LocalDynamo.Engine engine) {
         EventIngestion synchronous = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
-                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)));
+                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)), Optional.empty(), Clock.systemUTC());
         assertThat(synchronous.ingest(outcome("auth-7", "CANCEL7", true))).isInstanceOf(IngestOutcome.Refused.class);
         assertThat(new EventDecoder().decode(outcome("auth-7", "CANCEL7", true).replace("release-hold:auth-7", "release-hold:auth-8")))
                 .isInstanceOf(EventDecoder.Decoded.Refused.class);

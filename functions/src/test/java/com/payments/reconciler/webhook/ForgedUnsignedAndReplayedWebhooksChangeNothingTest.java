@@ -12,6 +12,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.EmfMetrics;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,7 +58,7 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
         commands = engine.tables().releaseCommands();
         ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
                 new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)),
-                java.util.Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)));
+                java.util.Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)), Clock.systemUTC());
         command("auth-1", ReleaseCommands.STATUS_ACKNOWLEDGED, "CANCELPSP0000001");
         command("auth-2", ReleaseCommands.STATUS_PENDING, null);
     }
