@@ -61,6 +61,8 @@ public final class ReconcilerStack extends Stack {
                 : java.util.Optional.empty();
         if (adyenWebhook.isPresent()) {
             functions.function(LambdaFunction.DELIVER_COMMANDS).addEnvironment(EnvVars.PROVIDER_MERCHANT_ACCOUNT, merchantAccount());
+            // The receiver refuses an outcome naming another merchant account: it needs the same name the cancels carry.
+            adyenWebhook.get().function().addEnvironment(EnvVars.PROVIDER_MERCHANT_ACCOUNT, merchantAccount());
         }
         this.schedule = new NightlySchedule(this, "Schedule", config, functions.alias(LambdaFunction.START_WINDOW), keys);
         // The schedule's target is the alias, and so is the qualifier of StartWindow's asynchronous-invocation settings.
