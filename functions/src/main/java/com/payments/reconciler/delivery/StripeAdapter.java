@@ -80,8 +80,13 @@ public final class StripeAdapter implements ProviderClient {
 
     /** The production adapter: the {@link Timing} timeouts, HTTP/1.1, no redirects. */
     public static StripeAdapter create(URI baseUrl, ProviderCredentials credentials, Clock clock) {
+        return create(baseUrl, credentials, clock, Optional.empty());
+    }
+
+    /** As above, refusing a key of the other mode than {@code livemode} (when given) in {@link #prepare}. */
+    public static StripeAdapter create(URI baseUrl, ProviderCredentials credentials, Clock clock, Optional<Boolean> livemode) {
         return new StripeAdapter(HttpProviderClient.httpClient(Timing.PROVIDER_CONNECT_TIMEOUT), baseUrl, credentials,
-                Timing.PROVIDER_REQUEST_TIMEOUT, clock);
+                Timing.PROVIDER_REQUEST_TIMEOUT, clock, livemode);
     }
 
     /**

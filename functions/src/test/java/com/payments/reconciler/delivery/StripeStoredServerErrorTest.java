@@ -191,5 +191,10 @@ class StripeStoredServerErrorTest {
         assertThat(prepare.apply("0123456789abcdef", Optional.empty())).isEqualTo("refused");
         assertThat(prepare.apply("pk_live_abc", Optional.empty())).as("a publishable key").isEqualTo("refused");
         assertThat(prepare.apply("sk_live_abc", Optional.empty())).as("known-bad: no deployment mode").isEqualTo("ok");
+        // The deployment's mode as the stack context and the environment give it (one parser for both).
+        assertThat(ProviderAdapters.parseKeyMode("live")).isTrue();
+        assertThat(ProviderAdapters.parseKeyMode("test")).isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ProviderAdapters.parseKeyMode("LIVE"))
+                .hasMessageContaining("must be live or test");
     }
 }
