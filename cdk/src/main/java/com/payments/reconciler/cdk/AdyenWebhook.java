@@ -28,8 +28,9 @@ import io.github.cdklabs.cdknag.NagSuppressions;
 
 /**
  * Present only with {@code -c provider=adyen}: the Adyen webhook receiver ({@link AdyenWebhookHandler}) behind a Lambda
- * function URL with auth type NONE (Adyen cannot sign AWS requests; the HMAC over each notification item is the
- * authentication, checked before anything is done), its HMAC key secret, and a role of its own that may write its own
+ * function URL with auth type NONE (Adyen cannot sign AWS requests; the handler checks the webhook's basic-auth
+ * credentials, then the HMAC over each notification item, before anything is done), its secret (HMAC keys and
+ * basic-auth credentials), and a role of its own that may write its own
  * log group, read that one secret (and its key through Secrets Manager), and send to the ingestion queue (and use its
  * key through SQS): nothing else. IngestEvents is given what applying {@code provider.outcome} takes: UpdateItem on
  * ReleaseCommands and the adapter's name.
@@ -41,7 +42,11 @@ public final class AdyenWebhook extends Construct {
     public static final String HMAC_SECRET_SUFFIX = "-adyen-webhook-hmac";
     static final int MEMORY_MB = 512;
     static final Duration TIMEOUT = Duration.seconds(10);
-    /** Caps what a flood of requests (forged ones included) can cost; Adyen sends again what is not accepted. */
+    /**
+     * Caps what a flood of requests (forged or unauthenticated ones included) can cost, and keeps the receiver from taking
+     * the account's unreserved concurrency from the nightly functions; Adyen sends again what is throttled. Applied with
+     * the context {@code reserveConcurrency} (as for every function).
+     */
     static final int RESERVED_CONCURRENCY = 5;
 
     private final Function function;
@@ -57,8 +62,9 @@ public final class AdyenWebhook extends Construct {
         String name = config.physicalName(AdyenWebhookHandler.LOGICAL_NAME);
         this.hmacSecret = Secret.Builder.create(this, "HmacKey")
                 .secretName(config.providerSecretName() + HMAC_SECRET_SUFFIX)
-                .description("Adyen webhook HMAC key for the hold-release reconciler: {\"hmacKey\": \"<hex>\"}; "
-                        + "readable only by the webhook receiver")
+                .description("Adyen webhook secret for the hold-release reconciler: {\"hmacKey\": \"<hex>\", "
+                        + "\"basicAuthUsername\": \"...\", \"basicAuthPassword\": \"...\"} (and \"previousHmacKey\" during a "
+                        + "rotation); readable only by the webhook receiver")
                 .encryptionKey(keys.data())
                 .removalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
                 .build();

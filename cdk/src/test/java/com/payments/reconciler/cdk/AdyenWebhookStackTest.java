@@ -1,6 +1,7 @@
 package com.payments.reconciler.cdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.workflow.EnvVars;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.workflow.LambdaFunction;
 import java.io.IOException;
@@ -104,6 +105,9 @@ class AdyenWebhookStackTest {
         assertThat(roleText).doesNotContain("dynamodb:").doesNotContain("states:");
         JsonNode url = synth.root().path("Resources").path(id(synth, webhook.url())).path("Properties");
         assertThat(url.path("AuthType").asText()).isEqualTo("NONE");
+        // Basic auth and the merchant-account check are the handler's: it needs the merchant account the cancels name.
+        JsonNode function = synth.root().path("Resources").path(id(synth, webhook.function())).path("Properties");
+        assertThat(function.path("Environment").path("Variables").has(EnvVars.PROVIDER_MERCHANT_ACCOUNT)).isTrue();
         assertThat(synth.root().path("Outputs").has(AdyenWebhook.OUTPUT_WEBHOOK_URL)).isTrue();
         assertThat(statements(synth, synth.stack().functions().role(LambdaFunction.INGEST_EVENTS)).toString())
                 .contains("ProviderOutcomesToCommands").contains("dynamodb:UpdateItem");

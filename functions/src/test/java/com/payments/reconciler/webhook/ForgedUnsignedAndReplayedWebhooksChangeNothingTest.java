@@ -44,6 +44,9 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
     private static final String OTHER_KEY = "0000000000000000000000000000000000000000000000000000000000000001";
+    /** The payment every command here cancels: its providerReference, and the notifications' originalReference. */
+    static final String PAYMENT = "PAYMENTPSP000001";
+    static final String MERCHANT = "TestMerchant";
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-06T03:00:00Z"), ZoneOffset.UTC);
 
     private DynamoDbClient dynamo;
@@ -71,7 +74,8 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
                 ReleaseCommands.AMOUNT_MINOR, AttributeValue.fromN("1250"),
                 ReleaseCommands.CURRENCY, AttributeValue.fromS("EUR"),
                 ReleaseCommands.CREATED_AT, AttributeValue.fromN("1764990000000"),
-                ReleaseCommands.ATTEMPTS, AttributeValue.fromN("1")));
+                ReleaseCommands.ATTEMPTS, AttributeValue.fromN("1"),
+                ReleaseCommands.PROVIDER_REFERENCE, AttributeValue.fromS(PAYMENT)));
         if (requestReference != null) {
             item.put(ReleaseCommands.REQUEST_REFERENCE, AttributeValue.fromS(requestReference));
         } else {
@@ -127,7 +131,7 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
     }
 
     private List<String> scenario(Supplier<NotificationVerifier> verifier) {
-        AdyenWebhookReceiver receiver = new AdyenWebhookReceiver(verifier, queue::add, new EmfMetrics(CLOCK, "AdyenWebhook", logs::add));
+        AdyenWebhookReceiver receiver = new AdyenWebhookReceiver(verifier, queue::add, new EmfMetrics(CLOCK, "AdyenWebhook", logs::add), MERCHANT);
         String genuine = notification("auth-1", "CANCELPSP0000001", true, KEY);
         AdyenWebhookReceiver.Response first = receiver.receive(genuine);
         assertThat(first).isEqualTo(new AdyenWebhookReceiver.Response(200, "[accepted]"));
