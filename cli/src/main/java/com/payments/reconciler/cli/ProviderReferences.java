@@ -4,7 +4,10 @@ import com.payments.reconciler.ingest.CardDataScreen;
 import com.payments.reconciler.ingest.EventDecoder;
 import java.util.Optional;
 
-/** A provider's reference given on the command line: the contract's form for provider ids, and never a card number. */
+/**
+ * A provider's reference given on the command line: the contract's form for provider ids, and never a card number — an
+ * Adyen pspReference (16 characters A-Z 0-9, possibly all digits) excepted, as where the event contract carries one.
+ */
 final class ProviderReferences {
 
     static final String FORM = EventDecoder.PROVIDER_REFERENCE_CHARACTERS;
@@ -20,7 +23,7 @@ final class ProviderReferences {
             throw new IllegalArgumentException("--provider-reference must be " + FORM + " (the provider's id for the release), was '"
                     + (CardDataScreen.containsCardNumber(flag) ? "(withheld: it looks like a card number)" : flag) + "'; nothing was written");
         }
-        if (CardDataScreen.containsCardNumber(flag)) {
+        if (!flag.matches(CardDataScreen.ADYEN_PSP_REFERENCE) && CardDataScreen.containsCardNumber(flag)) {
             throw new IllegalArgumentException("--provider-reference must not be a card number (it is a Luhn-valid run of 12-19 "
                     + "digits); give the provider's id for the release; nothing was written");
         }

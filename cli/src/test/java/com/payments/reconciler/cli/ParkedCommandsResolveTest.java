@@ -157,7 +157,10 @@ class ParkedCommandsResolveTest {
         assertThat(item.get(ReleaseCommands.RESOLVED_BY).s()).startsWith("arn:aws:");
     }
 
-    /** Known-bad inputs: a reference with not-released, of another form, or a card number: exit 2, nothing written. */
+    /**
+     * Known-bad inputs: a reference with not-released, of another form, or a card number (a 15-digit Luhn-valid run; 16
+     * characters of A-Z 0-9 are an Adyen pspReference, exempt as in the event contract): exit 2, nothing written.
+     */
     @Test
     void aProviderReferenceOfAnotherFormOrWithNotReleasedIsRefused() {
         String op = parked("released-ref-bad-1");
@@ -168,14 +171,18 @@ class ParkedCommandsResolveTest {
         OperatorCommandsTest.Result form = commands("resolve", "--operation-id", op, "--as", "released",
                 "--provider-reference", "pi 1/2", "--note", "released");
         OperatorCommandsTest.Result card = commands("resolve", "--operation-id", op, "--as", "released",
-                "--provider-reference", "4111111111111111", "--note", "released");
+                "--provider-reference", "378282246310005", "--note", "released");
+        OperatorCommandsTest.Result adyen = commands("resolve", "--operation-id", op, "--as", "not-released",
+                "--provider-reference", "8815329842815468", "--note", "released");
 
         assertThat(notReleased.exit()).isEqualTo(2);
         assertThat(notReleased.err()).contains("--provider-reference goes with --as released only");
         assertThat(form.exit()).isEqualTo(2);
         assertThat(form.err()).contains("--provider-reference must be 1-64 characters of A-Z a-z 0-9 _ -", "was 'pi 1/2'");
         assertThat(card.exit()).isEqualTo(2);
-        assertThat(card.err()).contains("--provider-reference must not be a card number").doesNotContain("4111");
+        assertThat(card.err()).contains("--provider-reference must not be a card number").doesNotContain("3782");
+        assertThat(adyen.err()).as("a numeric Adyen pspReference passes the screen, then meets the --as check")
+                .contains("goes with --as released only");
         assertThat(item(op)).as("nothing written").isEqualTo(before);
     }
 

@@ -32,7 +32,7 @@ public final class CardDataScreen {
             "trackdata", "pin", "pinblock");
 
     /** Adyen's pspReference: exactly 16 characters of upper-case letters and digits (the Checkout and Webhooks APIs). */
-    static final String ADYEN_PSP_REFERENCE = "[A-Z0-9]{16}";
+    public static final String ADYEN_PSP_REFERENCE = "[A-Z0-9]{16}";
 
     /** A top-level field of one event type that holds a provider's reference, and the exact form it is exempt in. */
     record ProviderReferenceField(String eventType, String field, Pattern form) {
