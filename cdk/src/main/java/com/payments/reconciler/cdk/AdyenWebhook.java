@@ -43,11 +43,30 @@ public final class AdyenWebhook extends Construct {
     static final int MEMORY_MB = 512;
     static final Duration TIMEOUT = Duration.seconds(10);
     /**
-     * Caps what a flood of requests (forged or unauthenticated ones included) can cost, and keeps the receiver from taking
-     * the account's unreserved concurrency from the nightly functions; Adyen sends again what is throttled. Applied with
-     * the context {@code reserveConcurrency} (as for every function).
+     * The receiver's reserved concurrency when the stack reserves any ({@code reserveConcurrency=true}, as for every
+     * function), from the context {@value #RESERVED_CONCURRENCY_CONTEXT} (default {@value #DEFAULT_RESERVED_CONCURRENCY};
+     * 0 reserves none for the receiver alone): caps what a flood of requests (forged or unauthenticated ones included) can cost, and keeps the receiver
+     * from taking the nightly functions' concurrency. Adyen sends again what is throttled. Kept small: a webhook request
+     * takes well under a second.
      */
-    static final int RESERVED_CONCURRENCY = 5;
+    public static final String RESERVED_CONCURRENCY_CONTEXT = "webhookReservedConcurrency";
+    static final int DEFAULT_RESERVED_CONCURRENCY = 5;
+    static final int MAX_RESERVED_CONCURRENCY = 20;
+
+    /** The context value, refused at synth naming the key and the accepted range. */
+    static int reservedConcurrency(Object value) {
+        String text = value == null ? Integer.toString(DEFAULT_RESERVED_CONCURRENCY) : value.toString().trim();
+        try {
+            int parsed = Integer.parseInt(text);
+            if (parsed >= 0 && parsed <= MAX_RESERVED_CONCURRENCY) {
+                return parsed;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new InvalidContext(RESERVED_CONCURRENCY_CONTEXT, "must be an integer from 0 (none reserved) to "
+                + MAX_RESERVED_CONCURRENCY + ", was '" + text + "'");
+    }
 
     private final Function function;
     private final Role role;
@@ -60,6 +79,7 @@ public final class AdyenWebhook extends Construct {
         super(scope, id);
         Stack stack = Stack.of(this);
         String name = config.physicalName(AdyenWebhookHandler.LOGICAL_NAME);
+        int reserved = reservedConcurrency(getNode().tryGetContext(RESERVED_CONCURRENCY_CONTEXT));
         this.hmacSecret = Secret.Builder.create(this, "HmacKey")
                 .secretName(config.providerSecretName() + HMAC_SECRET_SUFFIX)
                 .description("Adyen webhook secret for the hold-release reconciler: {\"hmacKey\": \"<hex>\", "
@@ -116,7 +136,7 @@ public final class AdyenWebhook extends Construct {
                 .role(role)
                 .environment(Map.of(EnvVars.WEBHOOK_HMAC_SECRET_ID, hmacSecret.getSecretArn(),
                         EnvVars.INGEST_QUEUE_URL, ingestion.queue().getQueueUrl()))
-                .reservedConcurrentExecutions(config.reserveConcurrency() ? RESERVED_CONCURRENCY : null)
+                .reservedConcurrentExecutions(config.reserveConcurrency() && reserved > 0 ? reserved : null)
                 .build();
         this.url = function.addFunctionUrl(software.amazon.awscdk.services.lambda.FunctionUrlOptions.builder()
                 .authType(FunctionUrlAuthType.NONE).build());
