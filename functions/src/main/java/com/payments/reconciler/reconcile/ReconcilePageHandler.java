@@ -72,8 +72,7 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 new ReleaseSurgeGuard(new NightRecords(env.aws().dynamo(), tables.leases()), ReleaseSurgePolicy.fromEnvironment(env), env.clock()),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock(),
                 FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()),
-                HeldForFeed.stored(env.aws().dynamo(), tables.settlements(), backoff,
-                        DeadLetterDepth.queue(env.aws().sqs(), env.required(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL))));
+                new HeldForFeed(DeadLetterDepth.queue(env.aws().sqs(), env.required(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL))));
     }
 
     /** {@code feed}: asked before this call commits any decision (FeedGate); {@code held}: asked for each batch (HeldForFeed). */
@@ -177,9 +176,11 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
     private ReconcileTotals decide(FencedWriter attempt, LeaseToken lease, NightWindow window, List<Candidate> batch,
                                    ReconcileTotals totals, HeldForFeed.ForCall holds) {
         List<String> ids = batch.stream().map(Candidate::authorisationId).toList();
-        Set<String> settled = settlements.settledAmong(ids);
-        // A settlement IngestEvents refused never reached Settlements: its hold stands in for it (docs/design.md, "Held for feed").
-        Set<String> heldForFeed = holds.heldAmong(ids);
+        // A settlement IngestEvents refused never reached Settlements: its hold stands in for it (docs/design.md, "Held for
+        // feed"). Both are read in one request.
+        SettlementCheck.BatchRead read = settlements.settledAndPresent(ids, holds.keysFor(ids));
+        Set<String> settled = read.settled();
+        Set<String> heldForFeed = holds.heldAmong(ids, read.present());
         List<Candidate> releasable = new ArrayList<>();
         List<Candidate> settledInIndex = new ArrayList<>();
         for (Candidate candidate : batch) {

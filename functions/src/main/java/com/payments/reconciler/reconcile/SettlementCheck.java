@@ -5,6 +5,7 @@ import com.payments.reconciler.store.StoreErrors;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.workflow.StoreContention;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -39,9 +40,25 @@ public final class SettlementCheck {
         this.backoff = backoff;
     }
 
-    /** The ids among {@code authorisationIds} (at most {@value #KEYS_PER_READ}, distinct) that have a settlement. */
-    public Set<String> settledAmong(List<String> authorisationIds) {
-        return new HashSet<>(read(authorisationIds, false).keySet());
+    /**
+     * A batch's settlements and its other items in Settlements (the hold items), in one strongly consistent
+     * BatchGetItem (at most {@value #KEYS_PER_READ} keys in all): a hold written just before the decision must be seen by
+     * it, and a second request per batch would be paid by every release.
+     */
+    public BatchRead settledAndPresent(List<String> authorisationIds, List<String> otherKeys) {
+        List<String> keys = new ArrayList<>(authorisationIds.size() + otherKeys.size());
+        keys.addAll(authorisationIds);
+        keys.addAll(otherKeys);
+        Set<String> found = read(keys).keySet();
+        Set<String> settled = new HashSet<>(authorisationIds);
+        settled.retainAll(found);
+        Set<String> present = new HashSet<>(otherKeys);
+        present.retainAll(found);
+        return new BatchRead(settled, present);
+    }
+
+    /** @param settled the batch's ids with a settlement; @param present the other keys asked for that exist */
+    public record BatchRead(Set<String> settled, Set<String> present) {
     }
 
     /**
@@ -50,21 +67,21 @@ public final class SettlementCheck {
      * carries none readable: it is settled all the same).
      */
     public Map<String, Optional<Instant>> settlementsOf(List<String> authorisationIds) {
-        return read(authorisationIds, true);
+        return read(authorisationIds);
     }
 
-    private Map<String, Optional<Instant>> read(List<String> authorisationIds, boolean consistent) {
+    private Map<String, Optional<Instant>> read(List<String> authorisationIds) {
         if (authorisationIds.isEmpty()) {
             return Map.of();
         }
         if (authorisationIds.size() > KEYS_PER_READ) {
-            throw new IllegalArgumentException("one settlement read takes at most " + KEYS_PER_READ + " ids, was " + authorisationIds.size());
+            throw new IllegalArgumentException("one settlement read takes at most " + KEYS_PER_READ + " keys, was " + authorisationIds.size());
         }
         Map<String, Optional<Instant>> settled = new HashMap<>();
         KeysAndAttributes unread = KeysAndAttributes.builder()
                 .keys(authorisationIds.stream().map(id -> Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(id))).toList())
                 .projectionExpression(Settlements.AUTHORISATION_ID + ", " + Settlements.SETTLED_AT)
-                .consistentRead(consistent)
+                .consistentRead(true)
                 .build();
         for (int attempt = 1; ; attempt++) {
             KeysAndAttributes request = unread;

@@ -204,7 +204,7 @@ class DeadLetteredByRedrivePolicyTest {
                         engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
                 new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock,
                 FeedGate.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT, MaxSettlementFeedLag.DEFAULT, w.clock),
-                HeldForFeed.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT, deadLetters));
+                new HeldForFeed(deadLetters));
     }
 
     private static List<String> commandedAuthorisations(DeliveryWorld w) {

@@ -60,7 +60,7 @@ class SettlementFeedOutageTest {
                     new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(w.dynamo,
                             engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
                     new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate,
-                    com.payments.reconciler.reconcile.HeldForFeed.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT));
+                    new com.payments.reconciler.reconcile.HeldForFeed(com.payments.reconciler.reconcile.DeadLetterDepth.empty()));
 
             assertThatThrownBy(() -> page(reconcile, w.window(), lease))
                     .isInstanceOf(FeedNotComplete.class)

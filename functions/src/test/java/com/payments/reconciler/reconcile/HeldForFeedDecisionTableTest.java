@@ -39,13 +39,9 @@ class HeldForFeedDecisionTableTest {
 
     @Test
     void theReadAsksForTheNightWideHoldBesideEachCandidatesOwn() {
-        List<List<String>> asked = new java.util.ArrayList<>();
-        HeldForFeed held = new HeldForFeed(keys -> {
-            asked.add(keys);
-            return Set.of(Settlements.NIGHT_WIDE_HOLD_KEY);
-        });
-        assertThat(held.heldAmong(List.of("a", "b"))).containsExactlyInAnyOrder("a", "b");
-        assertThat(asked.getFirst()).containsExactly(Settlements.NIGHT_WIDE_HOLD_KEY, Settlements.heldKey("a"), Settlements.heldKey("b"));
+        HeldForFeed.ForCall call = new HeldForFeed(DeadLetterDepth.empty()).forCall();
+        assertThat(call.keysFor(List.of("a", "b"))).containsExactly(Settlements.NIGHT_WIDE_HOLD_KEY, Settlements.heldKey("a"), Settlements.heldKey("b"));
+        assertThat(call.heldAmong(List.of("a", "b"), Set.of(Settlements.heldKey("b")))).containsExactly("b");
     }
 
     @Test

@@ -64,7 +64,7 @@ class ReconcilePageAttemptTokensTest {
                 leases, new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(engine.client(),
                         engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, clock),
                 new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate(),
-                com.payments.reconciler.reconcile.HeldForFeed.stored(engine.client(), engine.tables().settlements(), NO_WAIT));
+                new HeldForFeed(DeadLetterDepth.empty()));
         String sameInput = input(new NightWindow("2026-12-01", WINDOW_START, CUTOFF, GRACE, false, 1), lease);
 
         invoke(handler, sameInput, new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));

@@ -217,7 +217,7 @@ class SettledHistoryIsNotReReadTest {
                 leases, new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(engine.client(),
                         engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, clock),
                 new EmfMetrics(clock, "ReconcilePage", line -> { }), clock, com.payments.reconciler.testing.CompleteFeed.gate(),
-                com.payments.reconciler.reconcile.HeldForFeed.stored(engine.client(), engine.tables().settlements(), NO_WAIT));
+                new HeldForFeed(DeadLetterDepth.empty()));
         String windowId = windowStart.toString().substring(0, 10);
         NightWindow window = new NightWindow(windowId, windowStart, cutoff(windowStart), GRACE, dryRun, SHARDS);
         ObjectNode page = JsonHandler.json().createObjectNode().putNull("cursor");
