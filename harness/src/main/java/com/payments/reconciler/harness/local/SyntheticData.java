@@ -114,7 +114,15 @@ public record SyntheticData(int authorisations, double settledFraction, double y
 
     /** The same data as the card platform's events (docs/integration.md), see {@link SyntheticEvents}. */
     public SyntheticEvents events(Instant cutoff) {
-        return SyntheticEvents.of(generate(cutoff), cutoff, seed);
+        return events(cutoff, StripeWire::paymentIntentFor);
+    }
+
+    /**
+     * As {@link #events(Instant)}, each create carrying {@code providerReference.apply(authorisationId)}: the provider's id
+     * of the authorisation at the provider the night talks to (a PaymentIntent id, an Adyen payment pspReference).
+     */
+    public SyntheticEvents events(Instant cutoff, java.util.function.UnaryOperator<String> providerReference) {
+        return SyntheticEvents.of(generate(cutoff), cutoff, seed, providerReference);
     }
 
     /**
