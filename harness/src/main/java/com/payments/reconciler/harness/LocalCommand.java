@@ -367,8 +367,15 @@ final class LocalCommand implements Callable<Integer> {
 
     private static void printSummary(PrintWriter out, RunReport r, boolean dryRun) {
         out.println();
-        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
-                r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
+        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s  provider %s%n", r.window(), r.execution().name(),
+                r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine(), r.provider().adapter());
+        RunReport.Webhooks webhooks = r.provider().webhooks();
+        if (webhooks != null) {
+            out.printf(java.util.Locale.ROOT, "adyen webhooks: %d rounds, %,d notifications (+%,d duplicates, %d forged), %,d not answered 200, "
+                            + "%,d outstanding; %,d provider.outcome events ingested, %.3f DynamoDB writes per event; %,d REJECTED, %,d left ACKNOWLEDGED%n",
+                    webhooks.rounds(), webhooks.notifications(), webhooks.duplicates(), webhooks.forged(), webhooks.refusedByReceiver(),
+                    webhooks.outstanding(), webhooks.outcomeEvents(), webhooks.writesPerEvent(), webhooks.rejected(), webhooks.acknowledgedLeft());
+        }
         for (var earlier : r.executions().subList(0, r.executions().size() - 1)) {
             out.printf("  earlier execution %s  %s%s  decided %,d  fenced refusals %,d%n", earlier.name(), earlier.status(),
                     earlier.error() == null ? "" : " (" + earlier.error() + ")", earlier.candidates(), earlier.fencedRefusals());
