@@ -157,8 +157,8 @@ public final class LocalPipeline implements AutoCloseable {
      */
     private volatile Optional<AdyenFake> adyen = Optional.empty();
     /**
-     * The Adyen fake's HMAC key, and what the receiver's secret holds: a test value (Adyen's own documentation example),
-     * never a merchant's key; the fake signs with it and the receiver verifies with it, meeting only on the wire.
+     * The Adyen fake's HMAC key, and what the receiver's secret holds: a test value (the functions module's webhook tests
+     * use the same), never a merchant's key; the fake signs with it and the receiver verifies with it, meeting only on the wire.
      */
     static final String ADYEN_TEST_HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
     /** The merchant account the local Adyen cancels name (the fake refuses any other, as Adyen does with errorCode 901). */
