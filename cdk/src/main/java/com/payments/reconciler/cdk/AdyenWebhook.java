@@ -28,8 +28,9 @@ import io.github.cdklabs.cdknag.NagSuppressions;
 
 /**
  * Present only with {@code -c provider=adyen}: the Adyen webhook receiver ({@link AdyenWebhookHandler}) behind a Lambda
- * function URL with auth type NONE (Adyen cannot sign AWS requests; the HMAC over each notification item is the
- * authentication, checked before anything is done), its HMAC key secret, and a role of its own that may write its own
+ * function URL with auth type NONE (Adyen cannot sign AWS requests; the handler checks the webhook's basic-auth
+ * credentials, then the HMAC over each notification item, before anything is done), its secret (HMAC keys and
+ * basic-auth credentials), and a role of its own that may write its own
  * log group, read that one secret (and its key through Secrets Manager), and send to the ingestion queue (and use its
  * key through SQS): nothing else. IngestEvents is given what applying {@code provider.outcome} takes: UpdateItem on
  * ReleaseCommands and the adapter's name.
@@ -41,8 +42,31 @@ public final class AdyenWebhook extends Construct {
     public static final String HMAC_SECRET_SUFFIX = "-adyen-webhook-hmac";
     static final int MEMORY_MB = 512;
     static final Duration TIMEOUT = Duration.seconds(10);
-    /** Caps what a flood of requests (forged ones included) can cost; Adyen sends again what is not accepted. */
-    static final int RESERVED_CONCURRENCY = 5;
+    /**
+     * The receiver's reserved concurrency when the stack reserves any ({@code reserveConcurrency=true}, as for every
+     * function), from the context {@value #RESERVED_CONCURRENCY_CONTEXT} (default {@value #DEFAULT_RESERVED_CONCURRENCY};
+     * 0 reserves none for the receiver alone): caps what a flood of requests (forged or unauthenticated ones included) can cost, and keeps the receiver
+     * from taking the nightly functions' concurrency. Adyen sends again what is throttled. Kept small: a webhook request
+     * takes well under a second.
+     */
+    public static final String RESERVED_CONCURRENCY_CONTEXT = "webhookReservedConcurrency";
+    static final int DEFAULT_RESERVED_CONCURRENCY = 5;
+    static final int MAX_RESERVED_CONCURRENCY = 20;
+
+    /** The context value, refused at synth naming the key and the accepted range. */
+    static int reservedConcurrency(Object value) {
+        String text = value == null ? Integer.toString(DEFAULT_RESERVED_CONCURRENCY) : value.toString().trim();
+        try {
+            int parsed = Integer.parseInt(text);
+            if (parsed >= 0 && parsed <= MAX_RESERVED_CONCURRENCY) {
+                return parsed;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new InvalidContext(RESERVED_CONCURRENCY_CONTEXT, "must be an integer from 0 (none reserved) to "
+                + MAX_RESERVED_CONCURRENCY + ", was '" + text + "'");
+    }
 
     private final Function function;
     private final Role role;
@@ -55,10 +79,12 @@ public final class AdyenWebhook extends Construct {
         super(scope, id);
         Stack stack = Stack.of(this);
         String name = config.physicalName(AdyenWebhookHandler.LOGICAL_NAME);
+        int reserved = reservedConcurrency(getNode().tryGetContext(RESERVED_CONCURRENCY_CONTEXT));
         this.hmacSecret = Secret.Builder.create(this, "HmacKey")
                 .secretName(config.providerSecretName() + HMAC_SECRET_SUFFIX)
-                .description("Adyen webhook HMAC key for the hold-release reconciler: {\"hmacKey\": \"<hex>\"}; "
-                        + "readable only by the webhook receiver")
+                .description("Adyen webhook secret for the hold-release reconciler: {\"hmacKey\": \"<hex>\", "
+                        + "\"basicAuthUsername\": \"...\", \"basicAuthPassword\": \"...\"} (and \"previousHmacKey\" during a "
+                        + "rotation); readable only by the webhook receiver")
                 .encryptionKey(keys.data())
                 .removalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
                 .build();
@@ -110,7 +136,7 @@ public final class AdyenWebhook extends Construct {
                 .role(role)
                 .environment(Map.of(EnvVars.WEBHOOK_HMAC_SECRET_ID, hmacSecret.getSecretArn(),
                         EnvVars.INGEST_QUEUE_URL, ingestion.queue().getQueueUrl()))
-                .reservedConcurrentExecutions(config.reserveConcurrency() ? RESERVED_CONCURRENCY : null)
+                .reservedConcurrentExecutions(config.reserveConcurrency() && reserved > 0 ? reserved : null)
                 .build();
         this.url = function.addFunctionUrl(software.amazon.awscdk.services.lambda.FunctionUrlOptions.builder()
                 .authType(FunctionUrlAuthType.NONE).build());

@@ -61,6 +61,11 @@ public final class ReconcilerStack extends Stack {
                 : java.util.Optional.empty();
         if (adyenWebhook.isPresent()) {
             functions.function(LambdaFunction.DELIVER_COMMANDS).addEnvironment(EnvVars.PROVIDER_MERCHANT_ACCOUNT, merchantAccount());
+            // The receiver refuses an outcome naming another merchant account: it needs the same name the cancels carry.
+            adyenWebhook.get().function().addEnvironment(EnvVars.PROVIDER_MERCHANT_ACCOUNT, merchantAccount());
+        }
+        if (config.provider() == com.payments.reconciler.delivery.ProviderAdapters.Adapter.STRIPE) {
+            functions.function(LambdaFunction.DELIVER_COMMANDS).addEnvironment(EnvVars.PROVIDER_KEY_MODE, stripeKeyMode());
         }
         this.schedule = new NightlySchedule(this, "Schedule", config, functions.alias(LambdaFunction.START_WINDOW), keys);
         // The schedule's target is the alias, and so is the qualifier of StartWindow's asynchronous-invocation settings.
@@ -91,6 +96,22 @@ public final class ReconcilerStack extends Stack {
                         + "DeliverCommands re-reads it within PROVIDER_SECRET_TTL and on the provider's 401.")
                 .build()));
         return secret;
+    }
+
+    /**
+     * The context's Stripe key mode ({@code providerKeyMode}, {@code live} unless set): DeliverCommands refuses a key of the
+     * other mode before any request, so a test key in a live deployment stops the night instead of quarantining every
+     * command on Stripe's 404.
+     */
+    private String stripeKeyMode() {
+        Object value = getNode().tryGetContext(com.payments.reconciler.delivery.ProviderAdapters.KEY_MODE_CONTEXT);
+        String text = value == null ? com.payments.reconciler.delivery.ProviderAdapters.KEY_MODE_LIVE : value.toString().trim();
+        try {
+            com.payments.reconciler.delivery.ProviderAdapters.parseKeyMode(text);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidContext(com.payments.reconciler.delivery.ProviderAdapters.KEY_MODE_CONTEXT, e.getMessage());
+        }
+        return text;
     }
 
     /** The context's Adyen merchant account: required with provider=adyen. */

@@ -1,6 +1,7 @@
 package com.payments.reconciler.cdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.workflow.EnvVars;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.payments.reconciler.workflow.LambdaFunction;
 import java.io.IOException;
@@ -104,6 +105,11 @@ class AdyenWebhookStackTest {
         assertThat(roleText).doesNotContain("dynamodb:").doesNotContain("states:");
         JsonNode url = synth.root().path("Resources").path(id(synth, webhook.url())).path("Properties");
         assertThat(url.path("AuthType").asText()).isEqualTo("NONE");
+        // Basic auth and the merchant-account check are the handler's: it needs the merchant account the cancels name.
+        JsonNode function = synth.root().path("Resources").path(id(synth, webhook.function())).path("Properties");
+        assertThat(function.path("Environment").path("Variables").has(EnvVars.PROVIDER_MERCHANT_ACCOUNT)).isTrue();
+        assertThat(function.path("ReservedConcurrentExecutions").asInt()).as("a small reserved concurrency by default")
+                .isEqualTo(AdyenWebhook.DEFAULT_RESERVED_CONCURRENCY);
         assertThat(synth.root().path("Outputs").has(AdyenWebhook.OUTPUT_WEBHOOK_URL)).isTrue();
         assertThat(statements(synth, synth.stack().functions().role(LambdaFunction.INGEST_EVENTS)).toString())
                 .contains("ProviderOutcomesToCommands").contains("dynamodb:UpdateItem");
@@ -136,5 +142,17 @@ class AdyenWebhookStackTest {
     @Test
     void theDefaultProviderHasNoReceiver() throws IOException {
         assertThat(SynthesizedStack.get().stack.adyenWebhook()).isEmpty();
+    }
+
+    /** The reserved concurrency's context value: 0..20; anything else refused naming the key (known-bad: 21, -1, "five"). */
+    @Test
+    void theReservedConcurrencyIsSmallAndRefusedOutsideItsRange() {
+        assertThat(AdyenWebhook.reservedConcurrency(null)).isEqualTo(5);
+        assertThat(AdyenWebhook.reservedConcurrency("0")).isZero();
+        assertThat(AdyenWebhook.reservedConcurrency(20)).isEqualTo(20);
+        for (Object bad : List.of("21", "-1", "five")) {
+            assertThatThrownBy(() -> AdyenWebhook.reservedConcurrency(bad)).isInstanceOf(InvalidContext.class)
+                    .hasMessageContaining(AdyenWebhook.RESERVED_CONCURRENCY_CONTEXT).hasMessageContaining("0 (none reserved) to 20");
+        }
     }
 }

@@ -158,13 +158,14 @@ final class CommandsCommand {
             description = {"Close a parked (QUARANTINED or ESCALATED) command as the provider says its hold is, through a write "
                     + "conditioned on the command still being parked as read; it is never sent again.",
                     "  --as released      the provider confirms the hold is released (by this job's request or otherwise): the "
-                    + "command ends DELIVERED. Put the provider's reference for the release (its id or the hold's status page) in --note.",
+                    + "command ends DELIVERED. Give the provider's id for the release with --provider-reference when it shows one.",
                     "  --as not-released  the provider says the hold is not released: it was captured, or it is still held and this job "
                     + "is not to release it. The command ends REJECTED without a release. (To have a hold that is still active "
                     + "released, use `commands requeue` instead.)",
                     "Recorded on the command: the status, resolvedBy (the caller ARN from STS GetCallerIdentity, else the resolved "
-                    + "AWS profile), resolvedAt, resolutionNote (--note, never a card number) and, in providerReference (released) or "
-                    + "rejectionReason (not-released), who resolved it, as what, from which parked status, and the note. The parked "
+                    + "AWS profile), resolvedAt, resolutionNote (--note, never a card number) and, in providerReference (released: "
+                    + "--provider-reference when given) or rejectionReason (not-released), who resolved it, as what, from which parked "
+                    + "status, and the note. The parked "
                     + "reason and the first-attempt time stay. Run twice the same way, it says so and writes nothing."},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:resolved", "1:refused: the command is not parked (nothing written)",
@@ -182,9 +183,13 @@ final class CommandsCommand {
         String as;
 
         @Option(names = "--note", required = true, paramLabel = "TEXT",
-                description = "What the provider said and where; with --as released, the provider's reference for the release. "
-                        + "Kept on the command. Never card data.")
+                description = "What the provider said and where. Kept on the command. Never card data.")
         String note;
+
+        @Option(names = "--provider-reference", paramLabel = "REF",
+                description = "With --as released: the provider's id for the release (" + ProviderReferences.FORM
+                        + "), stored as the command's providerReference, where a delivered command keeps the provider's answer.")
+        String providerReference;
 
         @Mixin
         TableOptions table;
@@ -197,9 +202,14 @@ final class CommandsCommand {
             requireOperationId(operationId);
             ParkedCommands.Resolution resolution = ParkedCommands.Resolution.of(as);
             requireNote(note, "what the provider said about the hold");
+            java.util.Optional<String> reference = ProviderReferences.optional(providerReference);
+            if (reference.isPresent() && resolution != ParkedCommands.Resolution.RELEASED) {
+                throw new IllegalArgumentException("--provider-reference goes with --as released only (a hold not released has no "
+                        + "release reference); nothing was written");
+            }
             PrintWriter out = spec.commandLine().getOut();
-            return switch (table.parked().resolve(operationId, resolution, note.strip(), CallerIdentity.describe(table.region, table.endpointUrl),
-                    Clock.systemUTC().instant())) {
+            return switch (table.parked().resolve(operationId, resolution, note.strip(), reference,
+                    CallerIdentity.describe(table.region, table.endpointUrl), Clock.systemUTC().instant())) {
                 case ParkedCommands.Resolve.Resolved r -> {
                     out.println("resolved " + r.operationId() + " as " + resolution.flag() + ": " + r.status() + ", not sent again");
                     yield ExitCodes.OK;

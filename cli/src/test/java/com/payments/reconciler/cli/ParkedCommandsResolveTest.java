@@ -142,6 +142,50 @@ class ParkedCommandsResolveTest {
         assertThat(item(op)).isEqualTo(before);
     }
 
+    /** The provider's id for a release given by hand is kept where a delivered command keeps the provider's answer. */
+    @Test
+    void aProviderReferenceGivenWithReleasedIsStoredAsTheCommandsProviderReference() {
+        String op = parked("released-ref-1");
+
+        OperatorCommandsTest.Result resolved = commands("resolve", "--operation-id", op, "--as", "released",
+                "--provider-reference", "pi_3MtwBwLkdIwHu7ix28a3tqPa", "--note", "Stripe dashboard: canceled 2026-12-05 02:14 UTC");
+
+        assertThat(resolved.exit()).as(resolved.err()).isZero();
+        Map<String, AttributeValue> item = item(op);
+        assertThat(item.get(ReleaseCommands.PROVIDER_REFERENCE).s()).isEqualTo("pi_3MtwBwLkdIwHu7ix28a3tqPa");
+        assertThat(item.get(ReleaseCommands.RESOLUTION_NOTE).s()).isEqualTo("Stripe dashboard: canceled 2026-12-05 02:14 UTC");
+        assertThat(item.get(ReleaseCommands.RESOLVED_BY).s()).startsWith("arn:aws:");
+    }
+
+    /**
+     * Known-bad inputs: a reference with not-released, of another form, or a card number (a 15-digit Luhn-valid run; 16
+     * characters of A-Z 0-9 are an Adyen pspReference, exempt as in the event contract): exit 2, nothing written.
+     */
+    @Test
+    void aProviderReferenceOfAnotherFormOrWithNotReleasedIsRefused() {
+        String op = parked("released-ref-bad-1");
+        Map<String, AttributeValue> before = item(op);
+
+        OperatorCommandsTest.Result notReleased = commands("resolve", "--operation-id", op, "--as", "not-released",
+                "--provider-reference", "pi_1", "--note", "captured");
+        OperatorCommandsTest.Result form = commands("resolve", "--operation-id", op, "--as", "released",
+                "--provider-reference", "pi 1/2", "--note", "released");
+        OperatorCommandsTest.Result card = commands("resolve", "--operation-id", op, "--as", "released",
+                "--provider-reference", "378282246310005", "--note", "released");
+        OperatorCommandsTest.Result adyen = commands("resolve", "--operation-id", op, "--as", "not-released",
+                "--provider-reference", "8815329842815468", "--note", "released");
+
+        assertThat(notReleased.exit()).isEqualTo(2);
+        assertThat(notReleased.err()).contains("--provider-reference goes with --as released only");
+        assertThat(form.exit()).isEqualTo(2);
+        assertThat(form.err()).contains("--provider-reference must be 1-64 characters of A-Z a-z 0-9 _ -", "was 'pi 1/2'");
+        assertThat(card.exit()).isEqualTo(2);
+        assertThat(card.err()).contains("--provider-reference must not be a card number").doesNotContain("3782");
+        assertThat(adyen.err()).as("a numeric Adyen pspReference passes the screen, then meets the --as check")
+                .contains("goes with --as released only");
+        assertThat(item(op)).as("nothing written").isEqualTo(before);
+    }
+
     /** The same resolution run twice (an operator's retry, or the SDK's retry of an applied update) answers, not refuses. */
     @Test
     void theSameResolutionRunTwiceSaysItWasAlreadyResolvedAndWritesNothing() {

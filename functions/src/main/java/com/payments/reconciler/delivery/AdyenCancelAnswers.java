@@ -19,6 +19,10 @@ import java.util.Optional;
  *       CANCELLATION notification is ({@code provider.outcome}, docs/integration.md).</li>
  *   <li>429: {@link ProviderResult.Throttled} with its {@code Retry-After}; 503 with {@code Retry-After} likewise.</li>
  *   <li>500, 502, 503, 504, any other 5xx and 408: {@link ProviderResult.Unavailable} (the same key is sent again).</li>
+ *   <li>Any error answer with the header {@code Transient-Error: true}: {@link ProviderResult.Unavailable}, whatever its
+ *       status. Adyen sends it when no message reached the issuer (the specification's {@code NO_CONNECTION_AVAILABLE}:
+ *       "a subsequent request using the same idempotency key will be processed as if it was the first request"), so the
+ *       same key is sent again later; without the header an error is stored under the key as its final result.</li>
  *   <li>422 (Adyen's "request validation error") and every other status (400, 403, 404, ...): outside the contract, the
  *       command is quarantined for a person with Adyen's {@code errorCode}. A captured payment is not refused here:
  *       Adyen answers its cancel {@code received} and reports {@code success = false} in the CANCELLATION notification,
@@ -29,6 +33,8 @@ import java.util.Optional;
 final class AdyenCancelAnswers {
 
     static final String RECEIVED = "received";
+    /** Adyen's response header marking an error nothing was done for: retry under the same key (CheckoutService-v71). */
+    static final String TRANSIENT_ERROR_HEADER = "Transient-Error";
     /** Adyen's pspReference is 16 characters; anything far longer is not one. */
     private static final int MAX_REFERENCE_LENGTH = 64;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,6 +50,19 @@ final class AdyenCancelAnswers {
      */
     static ProviderResult interpret(String operationId, String paymentPspReference, String merchantAccount,
                                     int status, String body, Optional<Duration> retryAfter) {
+        return interpret(operationId, paymentPspReference, merchantAccount, status, body, retryAfter, false);
+    }
+
+    /**
+     * As above, with whether the answer carried {@code Transient-Error: true}: an error answer with it is retried under
+     * the same key (429 stays throttled, feeding the pacing), never quarantined.
+     */
+    static ProviderResult interpret(String operationId, String paymentPspReference, String merchantAccount,
+                                    int status, String body, Optional<Duration> retryAfter, boolean transientError) {
+        if (transientError && status != 429 && (status < 200 || status > 299)) {
+            return new ProviderResult.Unavailable("Adyen answered " + status + " with " + TRANSIENT_ERROR_HEADER
+                    + ": true (errorCode " + errorCode(body) + "): nothing was sent on, the same key is sent again");
+        }
         String what = "Adyen answered " + status + " to the cancel for " + operationId;
         return switch (status) {
             case 201 -> {
@@ -74,8 +93,16 @@ final class AdyenCancelAnswers {
         };
     }
 
+    /** Whether a {@code Transient-Error} header value says true (case-insensitive, as HTTP booleans are written). */
+    static boolean transientError(Optional<String> header) {
+        return header.map(String::trim).filter("true"::equalsIgnoreCase).isPresent();
+    }
+
     /** Adyen's ServiceError {@code errorCode}, quoted, or {@code none}. */
     static String errorCode(String body) {
+        if (body == null) {
+            return "none";
+        }
         try {
             JsonNode json = JSON.readTree(body);
             JsonNode code = json == null ? null : json.get("errorCode");

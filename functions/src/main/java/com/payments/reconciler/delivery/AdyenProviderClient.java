@@ -109,7 +109,8 @@ public final class AdyenProviderClient implements ProviderClient {
                     + ": it refused our API key (" + credentials + ") even after reading it again; header " + API_KEY_HEADER);
         }
         return AdyenCancelAnswers.interpret(command.operationId(), payment, merchantAccount, response.statusCode(),
-                response.body(), RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), clock.instant()));
+                response.body(), RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), clock.instant()),
+                AdyenCancelAnswers.transientError(response.headers().firstValue(AdyenCancelAnswers.TRANSIENT_ERROR_HEADER)));
     }
 
     private HttpResponse<String> send(PendingCommand command, String payment, String key) throws IOException, InterruptedException {

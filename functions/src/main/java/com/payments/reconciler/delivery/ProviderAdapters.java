@@ -87,6 +87,34 @@ public final class ProviderAdapters {
         }
     }
 
+    /** The stack context naming the Stripe key's mode, and its accepted values. */
+    public static final String KEY_MODE_CONTEXT = "providerKeyMode";
+    public static final String KEY_MODE_LIVE = "live";
+    public static final String KEY_MODE_TEST = "test";
+
+    /** Parses a key mode ({@value #KEY_MODE_LIVE} → true, {@value #KEY_MODE_TEST} → false); a refusal names the values. */
+    public static boolean parseKeyMode(String text) {
+        String value = text == null ? "" : text.trim();
+        return switch (value) {
+            case KEY_MODE_LIVE -> true;
+            case KEY_MODE_TEST -> false;
+            default -> throw new IllegalArgumentException("must be " + KEY_MODE_LIVE + " or " + KEY_MODE_TEST + ", was '" + value + "'");
+        };
+    }
+
+    /** DeliverCommands: the mode the Stripe key must be of, when the stack set one. */
+    public static Optional<Boolean> keyModeFromEnvironment(HandlerEnvironment env) {
+        String text = env.optional(EnvVars.PROVIDER_KEY_MODE, null);
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(parseKeyMode(text));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("environment variable " + EnvVars.PROVIDER_KEY_MODE + " " + e.getMessage());
+        }
+    }
+
     /** The adapter's client against {@code baseUrl}, with the API key from {@code credentials} (Secrets Manager). */
     public static ProviderClient create(Adapter adapter, URI baseUrl, ProviderCredentials credentials, Clock clock) {
         return create(adapter, baseUrl, credentials, clock, Optional.empty());
@@ -98,9 +126,15 @@ public final class ProviderAdapters {
      */
     public static ProviderClient create(Adapter adapter, URI baseUrl, ProviderCredentials credentials, Clock clock,
                                         Optional<String> merchantAccount) {
+        return create(adapter, baseUrl, credentials, clock, merchantAccount, Optional.empty());
+    }
+
+    /** As above, with the mode a Stripe key must be of ({@link EnvVars#PROVIDER_KEY_MODE}; unused by the others). */
+    public static ProviderClient create(Adapter adapter, URI baseUrl, ProviderCredentials credentials, Clock clock,
+                                        Optional<String> merchantAccount, Optional<Boolean> keyLivemode) {
         return switch (adapter) {
             case GENERIC_HTTP -> HttpProviderClient.create(baseUrl, credentials, clock);
-            case STRIPE -> StripeAdapter.create(baseUrl, credentials, clock);
+            case STRIPE -> StripeAdapter.create(baseUrl, credentials, clock, keyLivemode);
             case ADYEN -> AdyenProviderClient.create(baseUrl, credentials, merchantAccount.orElseThrow(() -> new IllegalStateException(
                     "environment variable " + EnvVars.PROVIDER_MERCHANT_ACCOUNT + " must name the Adyen merchant account with "
                             + EnvVars.PROVIDER_ADAPTER + "=adyen")), PendingCommand::providerReference, clock);

@@ -39,14 +39,34 @@ public final class StripeAdapter implements ProviderClient {
     /** Stripe accepts idempotency keys of up to 255 characters. */
     static final int MAX_IDEMPOTENCY_KEY = 255;
     static final String CANCEL_BODY = "cancellation_reason=" + StripeAnswers.CANCEL_REASON;
-
+    /**
+     * The Stripe API version every request names ({@code Stripe-Version}), so that the shapes read here do not change with
+     * the account's default version. The one place it is written; docs/integration.md names it.
+     */
+    public static final String STRIPE_VERSION = "2026-09-30.endive";
+    static final String STRIPE_VERSION_HEADER = "Stripe-Version";
+    /**
+     * The key a cancel is sent under once more after Stripe answered the first one with a 5xx it says not to retry
+     * ({@code Stripe-Should-Retry: false}) and the PaymentIntent is still {@code requires_capture}: Stripe replays a stored
+     * 5xx for the same key for at least 24 hours, so the same key could not end the command before then. Safe because the
+     * cancel is idempotent by state: a PaymentIntent is cancelled at most once, and a second cancel is answered
+     * {@code payment_intent_unexpected_state} ({@code canceled}). Derived, so every worker and night uses the same one.
+     */
+    static final String SECOND_KEY_SUFFIX = "#after-5xx";
     private final HttpClient http;
     private final URI baseUrl;
     private final ProviderCredentials credentials;
     private final Duration requestTimeout;
     private final Clock clock;
+    private final Optional<Boolean> expectedLivemode;
 
     public StripeAdapter(HttpClient http, URI baseUrl, ProviderCredentials credentials, Duration requestTimeout, Clock clock) {
+        this(http, baseUrl, credentials, requestTimeout, clock, Optional.empty());
+    }
+
+    /** @param expectedLivemode the mode the secret's key must be of (true: live), when the deployment says */
+    public StripeAdapter(HttpClient http, URI baseUrl, ProviderCredentials credentials, Duration requestTimeout, Clock clock,
+                         Optional<Boolean> expectedLivemode) {
         if (!"https".equals(baseUrl.getScheme()) && !"http".equals(baseUrl.getScheme())) {
             throw new IllegalArgumentException("Stripe base URL must be http(s)://host[:port], e.g. https://api.stripe.com, was " + baseUrl);
         }
@@ -55,37 +75,131 @@ public final class StripeAdapter implements ProviderClient {
         this.credentials = credentials;
         this.requestTimeout = requestTimeout;
         this.clock = clock;
+        this.expectedLivemode = expectedLivemode;
     }
 
     /** The production adapter: the {@link Timing} timeouts, HTTP/1.1, no redirects. */
     public static StripeAdapter create(URI baseUrl, ProviderCredentials credentials, Clock clock) {
-        return new StripeAdapter(HttpProviderClient.httpClient(Timing.PROVIDER_CONNECT_TIMEOUT), baseUrl, credentials,
-                Timing.PROVIDER_REQUEST_TIMEOUT, clock);
+        return create(baseUrl, credentials, clock, Optional.empty());
     }
 
+    /** As above, refusing a key of the other mode than {@code livemode} (when given) in {@link #prepare}. */
+    public static StripeAdapter create(URI baseUrl, ProviderCredentials credentials, Clock clock, Optional<Boolean> livemode) {
+        return new StripeAdapter(HttpProviderClient.httpClient(Timing.PROVIDER_CONNECT_TIMEOUT), baseUrl, credentials,
+                Timing.PROVIDER_REQUEST_TIMEOUT, clock, livemode);
+    }
+
+    /**
+     * Reads the key and checks its mode before any request: a Stripe secret or restricted key names its mode
+     * ({@code sk_live_}, {@code rk_live_}, {@code sk_test_}, {@code rk_test_}); another form, or the other mode than the
+     * deployment's, stops the call (every command would meet the same key). Answers are then checked against that mode.
+     */
     @Override
     public void prepare() {
-        credentials.apiKey();
+        String key = credentials.apiKey();
+        Optional<Boolean> live = livemodeOf(key);
+        if (live.isEmpty()) {
+            throw ProviderContractViolation.ofEveryCommand("the provider secret (" + credentials + ") holds no Stripe secret or "
+                    + "restricted key; field apiKey must start with sk_live_, rk_live_, sk_test_ or rk_test_");
+        }
+        if (expectedLivemode.isPresent() && !expectedLivemode.equals(live)) {
+            throw ProviderContractViolation.ofEveryCommand("the provider secret (" + credentials + ") holds a " + mode(live.get())
+                    + " key, this deployment releases " + mode(expectedLivemode.get()) + " holds; field apiKey");
+        }
+    }
+
+    /** A Stripe key's mode from its documented prefix: true for live, false for test, empty for anything else. */
+    static Optional<Boolean> livemodeOf(String key) {
+        if (key.startsWith("sk_live_") || key.startsWith("rk_live_")) {
+            return Optional.of(true);
+        }
+        if (key.startsWith("sk_test_") || key.startsWith("rk_test_")) {
+            return Optional.of(false);
+        }
+        return Optional.empty();
+    }
+
+    private static String mode(boolean live) {
+        return live ? "live-mode" : "test-mode";
     }
 
     @Override
     public ProviderResult release(PendingCommand command) {
         String intent = paymentIntent(command);
-        if (command.operationId().length() > MAX_IDEMPOTENCY_KEY) {
+        if (command.operationId().length() + SECOND_KEY_SUFFIX.length() > MAX_IDEMPOTENCY_KEY) {
             throw ProviderContractViolation.ofCommand("not sent to Stripe: " + command.operationId().length()
-                    + " characters of operation id, Stripe's Idempotency-Key takes at most " + MAX_IDEMPOTENCY_KEY, 0, "");
+                    + " characters of operation id, Stripe's Idempotency-Key takes at most " + MAX_IDEMPOTENCY_KEY
+                    + " (the operation id and " + SECOND_KEY_SUFFIX.length() + " for the key after a stored 5xx)", 0, "");
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(intent, "/cancel"))
-                .header(HttpProviderClient.IDEMPOTENCY_KEY, command.operationId())
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(CANCEL_BODY));
-        Exchanged exchanged = exchange(request);
+        StripeAnswers.Expected expected = new StripeAnswers.Expected(intent, command.operationId(), Optional.of(command.amountMinor()),
+                Optional.of(command.currency()), livemodeOf(credentials.current()));
+        Exchanged exchanged = exchange(cancelRequest(intent, command.operationId()));
         if (exchanged.missing() != null) {
             return exchanged.missing();
         }
         HttpResponse<String> response = exchanged.response();
-        ProviderResult result = StripeAnswers.cancel(intent, command.operationId(), response.statusCode(), response.body(),
-                response.headers().firstValue("Retry-After"), clock.instant());
+        int status = response.statusCode();
+        Optional<String> shouldRetry = response.headers().firstValue(StripeAnswers.SHOULD_RETRY);
+        if (status >= 500 && status <= 599) {
+            return afterServerError(command, intent, expected, status, StripeAnswers.shouldRetry(shouldRetry));
+        }
+        ProviderResult result = StripeAnswers.cancel(expected, status, response.body(),
+                response.headers().firstValue("Retry-After"), shouldRetry, clock.instant());
+        if (result instanceof ProviderResult.Released && status != 200) {
+            logWhoCancelled(command, response.body());
+        }
+        return result;
+    }
+
+    private HttpRequest.Builder cancelRequest(String intent, String idempotencyKey) {
+        return HttpRequest.newBuilder(uri(intent, "/cancel"))
+                .header(HttpProviderClient.IDEMPOTENCY_KEY, idempotencyKey)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(CANCEL_BODY));
+    }
+
+    /**
+     * A 5xx to the cancel: the cancel may or may not have happened, and Stripe may have stored the 5xx under the key (it
+     * replays it for that key). The PaymentIntent is looked up before deciding: {@code canceled} is released (checked as a
+     * cancel's answer), {@code succeeded} captured, {@code requires_capture} not cancelled: sent again under the same key
+     * unless Stripe said {@code Stripe-Should-Retry: false}, in which case once under the derived second key. Any other
+     * lookup answer leaves the command unavailable (sent again later under the same key), as the 5xx alone would.
+     */
+    private ProviderResult afterServerError(PendingCommand command, String intent, StripeAnswers.Expected expected, int status,
+                                            Optional<Boolean> shouldRetry) {
+        String cause = "Stripe answered " + status + " to the cancel" + shouldRetry.map(r -> " (" + StripeAnswers.SHOULD_RETRY + ": " + r + ")").orElse("");
+        Exchanged looked = exchange(HttpRequest.newBuilder(uri(intent, "")).GET());
+        if (looked.missing() != null || looked.response().statusCode() != 200) {
+            return new ProviderResult.Unavailable(cause + "; the lookup that followed gave no answer");
+        }
+        String body = looked.response().body();
+        HoldLookup lookup = StripeAnswers.lookup(intent, command.operationId(), 200, body, Optional.empty(), clock.instant());
+        Optional<String> state = lookup instanceof HoldLookup.Answered answered ? answered.status() : Optional.empty();
+        if (state.equals(Optional.of(ForgottenKeys.RELEASED))) {
+            // As the cancel's own 200 would have been: the same checks of id, amount, currency and mode.
+            ProviderResult released = StripeAnswers.cancel(expected, 200, body, Optional.empty(), Optional.empty(), clock.instant());
+            LOG.info("{}: Stripe answered {} to the cancel, and the PaymentIntent is canceled: delivered", command.operationId(), status);
+            return released;
+        }
+        if (state.equals(Optional.of(ForgottenKeys.CAPTURED))) {
+            return new ProviderResult.Rejected(ForgottenKeys.CODE_CAPTURED,
+                    "Stripe: PaymentIntent " + intent + " was captured (status succeeded): there is nothing left to release");
+        }
+        if (!state.equals(Optional.of(ForgottenKeys.ACTIVE)) || !shouldRetry.equals(Optional.of(false))) {
+            return new ProviderResult.Unavailable(cause + "; the PaymentIntent is " + state.orElse("of no status") + ": sent again under the same key");
+        }
+        LOG.warn("{}: Stripe answered {} with {}: false and the PaymentIntent still requires capture: the cancel is sent once "
+                + "under the key {}{}", command.operationId(), status, StripeAnswers.SHOULD_RETRY, command.operationId(), SECOND_KEY_SUFFIX);
+        Exchanged second = exchange(cancelRequest(intent, command.operationId() + SECOND_KEY_SUFFIX));
+        if (second.missing() != null) {
+            return second.missing();
+        }
+        HttpResponse<String> response = second.response();
+        if (response.statusCode() >= 500 && response.statusCode() <= 599) {
+            return new ProviderResult.Unavailable(cause + "; Stripe answered " + response.statusCode() + " under the second key too");
+        }
+        ProviderResult result = StripeAnswers.cancel(expected, response.statusCode(), response.body(),
+                response.headers().firstValue("Retry-After"), response.headers().firstValue(StripeAnswers.SHOULD_RETRY), clock.instant());
         if (result instanceof ProviderResult.Released && response.statusCode() != 200) {
             logWhoCancelled(command, response.body());
         }
@@ -125,6 +239,7 @@ public final class StripeAdapter implements ProviderClient {
         HttpRequest request = builder.timeout(requestTimeout)
                 .header("Authorization", "Bearer " + key)
                 .header("Accept", "application/json")
+                .header(STRIPE_VERSION_HEADER, STRIPE_VERSION)
                 .build();
         HttpResponse<String> response;
         try {

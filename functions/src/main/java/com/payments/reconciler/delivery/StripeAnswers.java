@@ -22,7 +22,11 @@ import java.util.Optional;
  *   gone, whoever cancelled it: {@link #cancelledByUs} tells the log which); {@code succeeded} (captured) ends the command
  *   REJECTED {@link ForgottenKeys#CODE_CAPTURED}, the lookup's answer for a captured hold, never an error that stops the
  *   night; any other state is outside the contract.</li>
- *   <li>404 {@code resource_missing}: Stripe has no such PaymentIntent, REJECTED {@link #CODE_NOT_FOUND}.</li>
+ *   <li>404 {@code resource_missing}: quarantined, not REJECTED: the key sees no such PaymentIntent, which a key of the
+ *   other mode or of another account would answer too.</li>
+ *   <li>A cancelled PaymentIntent whose {@code amount}, {@code currency} or {@code livemode} is not the command's (the key's
+ *   mode): quarantined.</li>
+ *   <li>{@code Stripe-Should-Retry: true} on an error that would be outside the contract: retried under the same key.</li>
  *   <li>429: throttled, its {@code Retry-After} (when sent) feeding the pacing. 409 (a request with the same key still
  *   running at Stripe), 408 and 5xx: unavailable, retried under the same key.</li>
  *   <li>400 {@code idempotency_error} (the key was first used with other parameters) and everything else: outside the
@@ -42,15 +46,38 @@ final class StripeAnswers {
     static final String UNEXPECTED_STATE = "payment_intent_unexpected_state";
     static final String RESOURCE_MISSING = "resource_missing";
     static final String IDEMPOTENCY_ERROR = "idempotency_error";
-    /** What a REJECTED command records when Stripe has no such PaymentIntent. */
-    static final String CODE_NOT_FOUND = "HOLD_NOT_FOUND";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private StripeAnswers() {
     }
 
+    /**
+     * What a cancelled PaymentIntent must show to count as this command's release: its id, and when known the command's
+     * amount and currency (a hold of another amount is not the one decided: a person looks) and the key's mode
+     * ({@code livemode}: a test key's answer never releases a live hold).
+     */
+    record Expected(String paymentIntent, String operationId, Optional<Long> amountMinor, Optional<String> currency,
+                    Optional<Boolean> livemode) {
+        /** Only the id: for answers that name no PaymentIntent fields beyond it. */
+        static Expected only(String paymentIntent, String operationId) {
+            return new Expected(paymentIntent, operationId, Optional.empty(), Optional.empty(), Optional.empty());
+        }
+    }
+
     /** Stripe's answer to the cancel request for {@code paymentIntent}, sent under {@code operationId}. */
     static ProviderResult cancel(String paymentIntent, String operationId, int status, String body, Optional<String> retryAfter, Instant now) {
+        return cancel(Expected.only(paymentIntent, operationId), status, body, retryAfter, Optional.empty(), now);
+    }
+
+    /**
+     * Stripe's answer to the cancel, checked against {@code expected}; {@code shouldRetry} is the answer's
+     * {@value #SHOULD_RETRY} header: {@code true} turns an error that would be outside the contract into a retry under the
+     * same key (Stripe says the request may succeed again); its {@code false} on a 5xx is the adapter's to act on.
+     */
+    static ProviderResult cancel(Expected expected, int status, String body, Optional<String> retryAfter, Optional<String> shouldRetry,
+                                 Instant now) {
+        String paymentIntent = expected.paymentIntent();
+        String operationId = expected.operationId();
         String what = "Stripe answered " + status + " to the cancel of " + paymentIntent + " for " + operationId;
         switch (status) {
             case 200 -> {
@@ -61,6 +88,7 @@ final class StripeAnswers {
                     throw ProviderContractViolation.ofCommand(what + ": field status is '" + ProviderContractViolation.quote(state)
                             + "', expected '" + STATUS_CANCELED + "'", status, body);
                 }
+                sameHold(what, status, body, intent, expected, "");
                 return new ProviderResult.Released(paymentIntent);
             }
             case 429 -> {
@@ -79,7 +107,12 @@ final class StripeAnswers {
         String type = text(what, status, body, error, "type", "error.");
         String code = error.path("code").isTextual() ? error.get("code").asText() : "";
         if (status == 404 && code.equals(RESOURCE_MISSING)) {
-            return new ProviderResult.Rejected(CODE_NOT_FOUND, "Stripe has no PaymentIntent " + paymentIntent + " (" + RESOURCE_MISSING + ")");
+            // Not "the hold does not exist": a key of the other mode (test against live) or of another account sees no such
+            // PaymentIntent either. A REJECTED command could not be requeued; quarantined, a person checks the key and
+            // requeues it.
+            throw ProviderContractViolation.ofCommand(what + ": Stripe shows no PaymentIntent " + paymentIntent + " to this key ("
+                    + RESOURCE_MISSING + "); a key of the other mode (test or live) or of another account sees none either: "
+                    + "check the key in the provider secret before requeueing", status, body);
         }
         if (status == 400 && type.equals(IDEMPOTENCY_ERROR)) {
             throw ProviderContractViolation.ofCommand(what + ": Stripe holds a different request under this Idempotency-Key "
@@ -94,7 +127,10 @@ final class StripeAnswers {
             samePaymentIntent(what, status, body, intent, paymentIntent, "error.payment_intent.");
             String state = text(what, status, body, intent, "status", "error.payment_intent.");
             return switch (state) {
-                case STATUS_CANCELED -> new ProviderResult.Released(paymentIntent);
+                case STATUS_CANCELED -> {
+                    sameHold(what, status, body, intent, expected, "error.payment_intent.");
+                    yield new ProviderResult.Released(paymentIntent);
+                }
                 case STATUS_SUCCEEDED -> new ProviderResult.Rejected(ForgottenKeys.CODE_CAPTURED,
                         "Stripe: PaymentIntent " + paymentIntent + " was captured (status succeeded): there is nothing left to release");
                 default -> throw ProviderContractViolation.ofCommand(what + ": field error.payment_intent.status is '"
@@ -102,10 +138,55 @@ final class StripeAnswers {
                         + " (a PaymentIntent in requires_capture is cancelled, not refused)", status, body);
             };
         }
+        if (shouldRetry(shouldRetry).orElse(false)) {
+            return new ProviderResult.Unavailable("Stripe answered " + status + " (error.code '" + ProviderContractViolation.quote(code)
+                    + "') with " + SHOULD_RETRY + ": true: sent again under the same key");
+        }
         throw ProviderContractViolation.ofCommand(what + ": outside the adapter's contract (error.type '"
                 + ProviderContractViolation.quote(type) + "', error.code '" + ProviderContractViolation.quote(code)
-                + "'); it answers 200 (canceled), 400 " + UNEXPECTED_STATE + " (canceled or succeeded), 404 "
-                + RESOURCE_MISSING + ", 409/408/5xx (retry), 429 (slow down)", status, body);
+                + "'); it answers 200 (canceled), 400 " + UNEXPECTED_STATE + " (canceled or succeeded), "
+                + "409/408/5xx (retry), 429 (slow down)", status, body);
+    }
+
+    /** Stripe's response header saying whether the same request may succeed if sent again (absent: Stripe does not say). */
+    static final String SHOULD_RETRY = "Stripe-Should-Retry";
+
+    /** The {@value #SHOULD_RETRY} header as a boolean, when Stripe sent one of its two values. */
+    static Optional<Boolean> shouldRetry(Optional<String> header) {
+        return header.map(String::trim).flatMap(v -> v.equalsIgnoreCase("true") ? Optional.of(true)
+                : v.equalsIgnoreCase("false") ? Optional.of(false) : Optional.empty());
+    }
+
+    /**
+     * A cancelled PaymentIntent is this command's hold only with the command's amount and currency and in the key's mode;
+     * otherwise the command is quarantined (the cancellation stands; a person compares the hold with the decision).
+     * Stripe's PaymentIntent always carries {@code amount}, {@code currency} and {@code livemode}; an amount or currency
+     * left out is not compared (the local fake, which knows no amounts, leaves both out), a different one is refused.
+     */
+    private static void sameHold(String what, int status, String body, JsonNode intent, Expected expected, String prefix) {
+        if (expected.livemode().isPresent()) {
+            JsonNode live = intent.get("livemode");
+            if (live == null || !live.isBoolean() || live.booleanValue() != expected.livemode().get()) {
+                throw ProviderContractViolation.ofCommand(what + ": field " + prefix + "livemode is " + (live == null ? "absent" : live.toString())
+                        + ", expected " + expected.livemode().get() + " (the mode of the secret's key)", status, body);
+            }
+        }
+        if (expected.amountMinor().isPresent()) {
+            JsonNode amount = intent.get("amount");
+            if (amount != null && (!amount.isIntegralNumber() || amount.longValue() != expected.amountMinor().get())) {
+                throw ProviderContractViolation.ofCommand(what + ": field " + prefix + "amount is " + (amount == null ? "absent" : amount.toString())
+                        + ", the command releases " + expected.amountMinor().get() + ": not the hold the night decided", status, body);
+            }
+        }
+        if (expected.currency().isPresent()) {
+            JsonNode currency = intent.get("currency");
+            // Stripe writes ISO 4217 codes in lower case; the contract in upper case.
+            if (currency != null && (!currency.isTextual() || !currency.textValue().equalsIgnoreCase(expected.currency().get()))) {
+                throw ProviderContractViolation.ofCommand(what + ": field " + prefix + "currency is '"
+                        + (currency == null ? "absent" : ProviderContractViolation.quote(currency.asText())) + "', the command's is "
+                        + expected.currency().get() + ": not the hold the night decided", status, body);
+            }
+        }
     }
 
     /**

@@ -3,14 +3,22 @@ package com.payments.reconciler.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Finds what looks like cardholder data in an event before any field is read (docs/integration.md): a run of
  * 12-19 digits, with or without single spaces or dashes between digits, that passes the Luhn check (a longer run
  * is checked in every 12-19-digit stretch, so a card number glued to other digits is still found), in any value
  * or field name; and field names only cardholder data uses. It answers with where, never with the value.
+ *
+ * <p>One exemption, as narrow as the provider's format: Adyen's pspReference is "a 16-character reference", often all
+ * digits, and one in ten such references passes Luhn. A top-level field that holds a provider reference by contract
+ * ({@link #PROVIDER_REFERENCE_FIELDS}: the event type, the field name and the exact form) is not screened when its whole
+ * value has that form. Anywhere else (another field, a nested one, another event type, another length or a value with
+ * separators) the same 16 digits are refused as before.
  */
 public final class CardDataScreen {
 
@@ -23,15 +31,66 @@ public final class CardDataScreen {
             "exp", "expmonth", "expyear", "cardholder", "cardholdername", "nameoncard", "track", "track1", "track2",
             "trackdata", "pin", "pinblock");
 
+    /** Adyen's pspReference: exactly 16 characters of upper-case letters and digits (the Checkout and Webhooks APIs). */
+    public static final String ADYEN_PSP_REFERENCE = "[A-Z0-9]{16}";
+
+    /** A top-level field of one event type that holds a provider's reference, and the exact form it is exempt in. */
+    record ProviderReferenceField(String eventType, String field, Pattern form) {
+        boolean exempts(String type, String name, JsonNode value) {
+            return eventType.equals(type) && field.equals(name) && value.isTextual() && form.matcher(value.textValue()).matches();
+        }
+    }
+
+    /**
+     * The only values not screened: an Adyen pspReference where the contract puts one. {@code authorisation.created}'s
+     * {@code providerReference} (the payment's pspReference), and the internal {@code provider.outcome}'s
+     * {@code requestReference} (the cancel's), {@code paymentReference} (the payment's) and {@code eventId} (derived from
+     * the cancel's). A Stripe PaymentIntent id needs none: its letters break any run of digits long enough to matter.
+     */
+    static final List<ProviderReferenceField> PROVIDER_REFERENCE_FIELDS = List.of(
+            new ProviderReferenceField("authorisation.created", "providerReference", Pattern.compile(ADYEN_PSP_REFERENCE)),
+            new ProviderReferenceField("provider.outcome", "requestReference", Pattern.compile(ADYEN_PSP_REFERENCE)),
+            new ProviderReferenceField("provider.outcome", "paymentReference", Pattern.compile(ADYEN_PSP_REFERENCE)),
+            new ProviderReferenceField("provider.outcome", "eventId",
+                    Pattern.compile("adyen-" + ADYEN_PSP_REFERENCE + "-(success|failure)")));
+
     private CardDataScreen() {
     }
 
     /** The path of the first field whose name or value looks like cardholder data, if any. */
     public static Optional<String> find(JsonNode node) {
-        return find(node, "");
+        if (!node.isObject()) {
+            return find(node, "");
+        }
+        JsonNode typeNode = node.get("type");
+        String type = typeNode != null && typeNode.isTextual() ? typeNode.textValue() : "";
+        Iterator<Map.Entry<String, JsonNode>> fields = node.properties().iterator();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            String name = field.getKey();
+            if (containsCardNumber(name)) {
+                return Optional.of("(a field name)");
+            }
+            if (isCardholderFieldName(name)) {
+                return Optional.of(name);
+            }
+            if (exempt(type, name, field.getValue())) {
+                continue;
+            }
+            Optional<String> inside = find(field.getValue(), name);
+            if (inside.isPresent()) {
+                return inside;
+            }
+        }
+        return Optional.empty();
     }
 
-    private static Optional<String> find(JsonNode node, String path) {
+    static boolean exempt(String type, String name, JsonNode value) {
+        return PROVIDER_REFERENCE_FIELDS.stream().anyMatch(f -> f.exempts(type, name, value));
+    }
+
+    /** The screen without the provider-reference exemption: every name and value. */
+    static Optional<String> find(JsonNode node, String path) {
         if (node.isObject()) {
             Iterator<Map.Entry<String, JsonNode>> fields = node.properties().iterator();
             while (fields.hasNext()) {

@@ -55,7 +55,7 @@ public final class EventDecoder {
      */
     public static final String TYPE_PROVIDER_OUTCOME = "provider.outcome";
     static final List<String> PROVIDER_OUTCOME_REQUIRED = List.of("version", "type", "eventId", "authorisationId", "operationId",
-            "provider", "requestReference", "success");
+            "provider", "requestReference", "paymentReference", "success");
     static final List<String> PROVIDER_OUTCOME_OPTIONAL = List.of("reason", "occurredAt");
     static final List<String> OUTCOME_PROVIDERS = List.of("adyen");
     static final Pattern REQUEST_REFERENCE = Pattern.compile("[A-Za-z0-9]{1,64}");
@@ -151,9 +151,11 @@ public final class EventDecoder {
     }
 
 
-    static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    /** A provider's id (of an authorisation, of a release): also what an operator may record for a release by hand. */
+    public static final Pattern PROVIDER_REFERENCE_FORM = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    public static final String PROVIDER_REFERENCE_CHARACTERS = "1-64 characters of A-Z a-z 0-9 _ -";
     static final String PROVIDER_REFERENCE_TEXT = "the provider's id of the authorisation (e.g. a Stripe PaymentIntent id pi_..., "
-            + "an Adyen pspReference): 1-64 characters of A-Z a-z 0-9 _ -";
+            + "an Adyen pspReference): " + PROVIDER_REFERENCE_CHARACTERS;
 
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
     static final String ID_FORM = "1-128 characters of A-Z a-z 0-9 . _ : -, starting with a letter or digit";
@@ -288,6 +290,11 @@ public final class EventDecoder {
         if (!REQUEST_REFERENCE.matcher(reference).matches()) {
             throw new InvalidInput("requestReference", "must be 1-64 characters of A-Z a-z 0-9, was " + shown(root.get("requestReference")));
         }
+        String payment = text(root, "paymentReference", "1-64 characters of A-Za-z0-9_- (the payment's provider reference)");
+        if (!com.payments.reconciler.reconcile.Candidate.PROVIDER_REFERENCE.matcher(payment).matches()) {
+            throw new InvalidInput("paymentReference", "must be 1-64 characters of A-Z a-z 0-9 _ - (the payment's provider reference), was "
+                    + shown(root.get("paymentReference")));
+        }
         JsonNode success = root.get("success");
         if (success == null || !success.isBoolean()) {
             throw new InvalidInput("success", "required, true or false (a JSON boolean), was " + shown(success));
@@ -301,7 +308,7 @@ public final class EventDecoder {
             reason = Optional.of(text);
         }
         Optional<Instant> occurredAt = root.has("occurredAt") ? Optional.of(instant(root, "occurredAt")) : Optional.empty();
-        return new IngestEvent.ProviderOutcome(eventId, authorisationId, operationId, provider, reference, success.booleanValue(),
+        return new IngestEvent.ProviderOutcome(eventId, authorisationId, operationId, provider, reference, payment, success.booleanValue(),
                 reason, occurredAt);
     }
 

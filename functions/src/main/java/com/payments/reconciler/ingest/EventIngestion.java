@@ -24,21 +24,11 @@ public final class EventIngestion {
     private final Optional<ProviderOutcomes> outcomes;
     private final Clock clock;
 
-    /** Ingestion without provider outcomes (a synchronous provider): a {@code provider.outcome} is refused. */
-    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store) {
-        this(decoder, decision, store, Optional.empty(), Clock.systemUTC());
-    }
-
-    /** @param outcomes where {@code provider.outcome} events are applied, with an asynchronous provider (adyen) */
-    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Optional<ProviderOutcomes> outcomes) {
-        // The clock only labels a hold's heldAt for the operator; no decision reads it.
-        this(decoder, decision, store, outcomes, Clock.systemUTC());
-    }
-
-    public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Clock clock) {
-        this(decoder, decision, store, Optional.empty(), clock);
-    }
-
+    /**
+     * @param outcomes where {@code provider.outcome} events are applied, with an asynchronous provider (adyen); empty with a
+     *                 synchronous one, and a {@code provider.outcome} is then refused
+     * @param clock labels a hold's heldAt for the operator; no decision reads it
+     */
     public EventIngestion(EventDecoder decoder, IngestionDecision decision, IngestStore store, Optional<ProviderOutcomes> outcomes,
                           Clock clock) {
         this.decoder = decoder;

@@ -108,12 +108,15 @@ public sealed interface IngestEvent {
      * command, put on the queue by the webhook receiver after its signature check.
      *
      * @param requestReference the provider's id for the request (Adyen: the cancel's pspReference)
+     * @param paymentReference the provider's id of the payment the outcome is about (Adyen: the notification's
+     *                         {@code originalReference}); it must be the command's {@code providerReference}
      * @param reason           the provider's reason when it refused (bounded, printable)
      * @param occurredAt       the provider's time of the outcome, when it sent one
      */
     record ProviderOutcome(String eventId, String authorisationId, String operationId, String provider, String requestReference,
-                           boolean success, Optional<String> reason, Optional<Instant> occurredAt) implements IngestEvent {
+                           String paymentReference, boolean success, Optional<String> reason, Optional<Instant> occurredAt) implements IngestEvent {
         public ProviderOutcome {
+            Objects.requireNonNull(paymentReference, "paymentReference");
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(occurredAt, "occurredAt");
         }

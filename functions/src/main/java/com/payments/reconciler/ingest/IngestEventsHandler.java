@@ -20,6 +20,7 @@ import com.payments.reconciler.workflow.Metrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,7 +65,7 @@ public final class IngestEventsHandler implements RequestStreamHandler {
         this(new EventIngestion(new EventDecoder(), new IngestionDecision(shards(env)),
                         new IngestStore(env.aws().dynamo(), env.required(TableNames.ENV_AUTHORISATIONS),
                                 env.required(TableNames.ENV_SETTLEMENTS),
-                                Optional.ofNullable(env.optional(TableNames.ENV_RELEASE_COMMANDS, null)), Backoff.standard()), outcomes(env)),
+                                Optional.ofNullable(env.optional(TableNames.ENV_RELEASE_COMMANDS, null)), Backoff.standard()), outcomes(env), Clock.systemUTC()),
                 new SqsDeadLetters(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)), metrics);
     }
 

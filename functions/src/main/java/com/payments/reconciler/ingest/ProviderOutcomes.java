@@ -28,9 +28,12 @@ import static com.payments.reconciler.store.Attr.s;
  */
 public final class ProviderOutcomes {
 
-    // The outcome ends only a command still waiting for it (PENDING: the 201 not yet recorded; ACKNOWLEDGED), and only for
-    // the cancel it names once that is known: never an end a night, an operator or an earlier outcome wrote.
+    // The outcome ends only a command still waiting for it (PENDING: the 201 not yet recorded; ACKNOWLEDGED), only for the
+    // payment the command cancels (the notification's originalReference = the command's providerReference: merchantReference
+    // alone is ours to choose and could be echoed for another payment), and only for the cancel it names once that is
+    // known: never an end a night, an operator or an earlier outcome wrote.
     static final String STILL_AWAITING = "attribute_exists(operationId) AND #status IN (:pending, :acknowledged) "
+            + "AND providerReference = :payment "
             + "AND (attribute_not_exists(requestReference) OR requestReference = :reference)";
     // DELIVERED by the provider's word: out of the delivery index; the payment's providerReference stays as it was.
     static final String DELIVER = "SET #status = :delivered, deliveredAt = :now, requestReference = :reference, "
@@ -56,7 +59,8 @@ public final class ProviderOutcomes {
         long now = clock.millis();
         Map<String, AttributeValue> values = new HashMap<>(Map.of(
                 ":pending", s(ReleaseCommands.STATUS_PENDING), ":acknowledged", s(ReleaseCommands.STATUS_ACKNOWLEDGED),
-                ":reference", s(event.requestReference()), ":now", n(now), ":eventId", s(event.eventId()),
+                ":reference", s(event.requestReference()), ":payment", s(event.paymentReference()), ":now", n(now),
+                ":eventId", s(event.eventId()),
                 ":at", n(event.occurredAt().map(java.time.Instant::toEpochMilli).orElse(now))));
         if (event.success()) {
             values.put(":delivered", s(ReleaseCommands.STATUS_DELIVERED));
@@ -91,6 +95,11 @@ public final class ProviderOutcomes {
         }
         if (List.of(ReleaseCommands.STATUS_DELIVERED, ReleaseCommands.STATUS_REJECTED).contains(status) && outcome.isPresent()) {
             return new IngestOutcome.Duplicate(event.eventId(), "the command already has its outcome (" + status + ")", 1);
+        }
+        Optional<String> payment = Optional.ofNullable(stored.get(ReleaseCommands.PROVIDER_REFERENCE)).map(AttributeValue::s);
+        if (!payment.equals(Optional.of(event.paymentReference()))) {
+            return new IngestOutcome.Refused(new Refusal(Refusal.Reason.CONFLICT, "paymentReference",
+                    "the outcome is about another payment than the command's providerReference (kept for a person)"), 1);
         }
         Optional<String> reference = Optional.ofNullable(stored.get(ReleaseCommands.REQUEST_REFERENCE)).map(AttributeValue::s);
         if (reference.isPresent() && !reference.get().equals(event.requestReference())) {

@@ -66,17 +66,38 @@ public final class AdyenSignature implements NotificationVerifier {
 
     @Override
     public Verdict verify(JsonNode item) {
-        JsonNode sent = item.path("additionalData").path(SIGNATURE_FIELD);
-        if (!sent.isTextual() || sent.textValue().isEmpty()) {
-            return Verdict.UNSIGNED;
+        return anyOf(java.util.List.of(this)).verify(item);
+    }
+
+    /**
+     * A verifier that accepts an item signed with any of {@code keys}: during a rotation the secret holds the new key and
+     * the previous one, since Adyen documents that a new key takes time to propagate and notifications signed with the
+     * previous one keep arriving meanwhile. Every key's HMAC is computed and compared in constant time, and the results
+     * are combined without stopping at the first match, so the time taken says neither which key matched nor how much.
+     */
+    public static NotificationVerifier anyOf(java.util.List<AdyenSignature> keys) {
+        if (keys.isEmpty()) {
+            throw new IllegalStateException("the webhook secret holds no HMAC key");
         }
-        byte[] claimed;
-        try {
-            claimed = Base64.getDecoder().decode(sent.textValue());
-        } catch (IllegalArgumentException e) {
-            return Verdict.FORGED;
-        }
-        return MessageDigest.isEqual(mac(dataToSign(item)), claimed) ? Verdict.VALID : Verdict.FORGED;
+        java.util.List<AdyenSignature> accepted = java.util.List.copyOf(keys);
+        return item -> {
+            JsonNode sent = item.path("additionalData").path(SIGNATURE_FIELD);
+            if (!sent.isTextual() || sent.textValue().isEmpty()) {
+                return Verdict.UNSIGNED;
+            }
+            byte[] claimed;
+            try {
+                claimed = Base64.getDecoder().decode(sent.textValue());
+            } catch (IllegalArgumentException e) {
+                return Verdict.FORGED;
+            }
+            String data = dataToSign(item);
+            boolean valid = false;
+            for (AdyenSignature key : accepted) {
+                valid |= MessageDigest.isEqual(key.mac(data), claimed);
+            }
+            return valid ? Verdict.VALID : Verdict.FORGED;
+        };
     }
 
     private byte[] mac(String data) {

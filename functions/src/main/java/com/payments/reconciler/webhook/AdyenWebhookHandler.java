@@ -14,6 +14,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The Adyen webhook receiver behind a Lambda function URL (auth type NONE: Adyen cannot sign AWS requests; the HMAC over
@@ -25,6 +27,7 @@ public final class AdyenWebhookHandler implements RequestStreamHandler {
     public static final String LOGICAL_NAME = "AdyenWebhook";
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private final Supplier<WebhookSecret> secret;
     private final AdyenWebhookReceiver receiver;
 
     public AdyenWebhookHandler() {
@@ -32,12 +35,17 @@ public final class AdyenWebhookHandler implements RequestStreamHandler {
     }
 
     public AdyenWebhookHandler(HandlerEnvironment env) {
-        this(new AdyenWebhookReceiver(
-                WebhookKey.fromSecretsManager(env.aws().secrets(), env.required(EnvVars.WEBHOOK_HMAC_SECRET_ID), env.clock()),
-                sqsQueue(env), EmfMetrics.toStdout(env.clock(), LOGICAL_NAME)));
+        this(WebhookKey.fromSecretsManager(env.aws().secrets(), env.required(EnvVars.WEBHOOK_HMAC_SECRET_ID), env.clock()), env);
     }
 
-    public AdyenWebhookHandler(AdyenWebhookReceiver receiver) {
+    private AdyenWebhookHandler(WebhookKey key, HandlerEnvironment env) {
+        this(key, new AdyenWebhookReceiver(() -> key.get().verifier(), sqsQueue(env), EmfMetrics.toStdout(env.clock(), LOGICAL_NAME),
+                env.required(EnvVars.PROVIDER_MERCHANT_ACCOUNT)));
+    }
+
+    /** @param secret the webhook secret (basic-auth credentials and HMAC keys), read with a short cache */
+    public AdyenWebhookHandler(Supplier<WebhookSecret> secret, AdyenWebhookReceiver receiver) {
+        this.secret = secret;
         this.receiver = receiver;
     }
 
@@ -50,7 +58,10 @@ public final class AdyenWebhookHandler implements RequestStreamHandler {
     public void handleRequest(InputStream input, OutputStream output, Context context) throws IOException {
         AdyenWebhookReceiver.Response response = handle(new String(input.readAllBytes(), StandardCharsets.UTF_8));
         ObjectNode out = JSON.createObjectNode().put("statusCode", response.status());
-        out.putObject("headers").put("content-type", "text/plain");
+        ObjectNode headers = out.putObject("headers").put("content-type", "text/plain");
+        if (response.status() == 401) {
+            headers.put("www-authenticate", "Basic realm=\"adyen-webhook\"");
+        }
         out.put("body", response.body());
         output.write(out.toString().getBytes(StandardCharsets.UTF_8));
     }
@@ -61,6 +72,12 @@ public final class AdyenWebhookHandler implements RequestStreamHandler {
         String method = event == null ? "" : event.path("requestContext").path("http").path("method").asText("");
         if (!"POST".equals(method)) {
             return new AdyenWebhookReceiver.Response(405, "refused: method must be POST");
+        }
+        // Basic auth first (docs.adyen.com, webhook best practices): a request without this deployment's credentials is
+        // refused before its body is read. The function URL's payload 2.0 gives header names in lower case.
+        JsonNode authorization = event.path("headers").path("authorization");
+        if (!secret.get().basicAuth().admits(authorization.isTextual() ? Optional.of(authorization.textValue()) : Optional.empty())) {
+            return receiver.unauthenticated();
         }
         String body = event.path("body").asText("");
         if (event.path("isBase64Encoded").asBoolean(false)) {

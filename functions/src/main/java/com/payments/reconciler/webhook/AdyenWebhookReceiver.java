@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -51,12 +50,21 @@ public final class AdyenWebhookReceiver {
     private final Supplier<? extends NotificationVerifier> signature;
     private final OutcomeQueue queue;
     private final EmfMetrics metrics;
+    private final String merchantAccount;
 
-    /** @param signature the current key's verifier (read from its secret with a short cache) */
-    public AdyenWebhookReceiver(Supplier<? extends NotificationVerifier> signature, OutcomeQueue queue, EmfMetrics metrics) {
+    /**
+     * @param signature       the current keys' verifier (read from its secret with a short cache)
+     * @param merchantAccount this deployment's Adyen merchant account: an outcome naming another is refused
+     */
+    public AdyenWebhookReceiver(Supplier<? extends NotificationVerifier> signature, OutcomeQueue queue, EmfMetrics metrics,
+                                String merchantAccount) {
+        if (merchantAccount == null || merchantAccount.isBlank()) {
+            throw new IllegalArgumentException("merchantAccount must name the Adyen merchant account, was empty");
+        }
         this.signature = signature;
         this.queue = queue;
         this.metrics = metrics;
+        this.merchantAccount = merchantAccount;
     }
 
     public Response receive(String body) {
@@ -87,17 +95,26 @@ public final class AdyenWebhookReceiver {
             }
             verified.add(item);
         }
-        int outcomes = 0;
+        List<String> events = new ArrayList<>();
         int dropped = 0;
-        for (JsonNode item : verified) {
-            Optional<String> event = CANCELLATION.equals(item.path("eventCode").asText())
-                    ? ProviderOutcome.fromCancellation(item) : Optional.empty();
-            if (event.isEmpty()) {
-                dropped++;
-                continue;
+        for (int i = 0; i < verified.size(); i++) {
+            JsonNode item = verified.get(i);
+            ProviderOutcome.Reading reading = CANCELLATION.equals(item.path("eventCode").asText())
+                    ? ProviderOutcome.read(item, merchantAccount) : new ProviderOutcome.Reading.NotOurs();
+            switch (reading) {
+                case ProviderOutcome.Reading.Outcome outcome -> events.add(outcome.event());
+                case ProviderOutcome.Reading.NotOurs notOurs -> dropped++;
+                case ProviderOutcome.Reading.Mismatch mismatch -> {
+                    // Signed, so Adyen's; but not an outcome this deployment may apply. 422: nothing is queued from the
+                    // request, Adyen keeps it and retries, and the refusal shows in the webhook's delivery log there.
+                    return refused(422, "notificationItems[" + i + "]." + mismatch.field() + ": " + mismatch.why());
+                }
             }
+        }
+        int outcomes = 0;
+        for (String event : events) {
             try {
-                queue.send(event.get());
+                queue.send(event);
             } catch (RuntimeException e) {
                 LOG.warn("could not put a provider outcome on the ingestion queue ({}); answered 500 so that Adyen sends again",
                         e.getClass().getSimpleName());
@@ -108,6 +125,11 @@ public final class AdyenWebhookReceiver {
         metrics.count(Map.of(Metrics.WEBHOOK_OUTCOMES, (long) outcomes));
         LOG.info("webhook accepted: {} items, {} provider outcomes queued, {} not about our cancels", verified.size(), outcomes, dropped);
         return new Response(200, ACCEPTED);
+    }
+
+    /** The answer to a request without this deployment's basic-auth credentials: counted and logged like any refusal. */
+    Response unauthenticated() {
+        return refused(401, "Authorization: required, the webhook's basic-auth credentials");
     }
 
     private Response refused(int status, String why) {

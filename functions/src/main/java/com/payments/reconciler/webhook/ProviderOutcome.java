@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.reconcile.Candidate;
 
-import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -26,17 +25,43 @@ public final class ProviderOutcome {
     private ProviderOutcome() {
     }
 
+    /** What a verified CANCELLATION item is for this deployment. */
+    public sealed interface Reading {
+        /** About one of our commands: the {@code provider.outcome} event to queue. */
+        record Outcome(String event) implements Reading {
+        }
+
+        /** Not about one of our operations (another reference scheme): acknowledged and dropped. */
+        record NotOurs() implements Reading {
+        }
+
+        /** Names one of our operations but breaks what it must carry (field named): refused, nothing queued. */
+        record Mismatch(String field, String why) implements Reading {
+        }
+    }
+
     /**
-     * The event for a verified CANCELLATION item, or empty when it is not about one of our commands (its
-     * {@code merchantReference} is not an operation id this job issued, or its {@code pspReference} is not Adyen's form):
-     * such a notification is acknowledged and dropped.
+     * Reads a verified CANCELLATION item. Ours when its {@code merchantReference} is an operation id this job issued; then
+     * it must also name this deployment's merchant account ({@code merchantAccountCode}: a company-level webhook signs
+     * every merchant account's notifications with the same key) and carry the payment it cancels
+     * ({@code originalReference}, checked against the command's {@code providerReference} by ingestion's condition) and the
+     * cancel's own {@code pspReference}, else it is a {@link Reading.Mismatch}, and nothing is queued.
      */
-    public static Optional<String> fromCancellation(JsonNode item) {
+    public static Reading read(JsonNode item, String merchantAccount) {
         String operationId = item.path("merchantReference").asText("");
+        if (!operationId.startsWith(OPERATION_PREFIX) || operationId.length() == OPERATION_PREFIX.length()) {
+            return new Reading.NotOurs();
+        }
+        if (!merchantAccount.equals(item.path("merchantAccountCode").asText(""))) {
+            return new Reading.Mismatch("merchantAccountCode", "not this deployment's merchant account");
+        }
         String reference = item.path("pspReference").asText("");
-        if (!operationId.startsWith(OPERATION_PREFIX) || operationId.length() == OPERATION_PREFIX.length()
-                || !REFERENCE.matcher(reference).matches()) {
-            return Optional.empty();
+        if (!REFERENCE.matcher(reference).matches()) {
+            return new Reading.Mismatch("pspReference", "required, 1-64 characters of A-Z a-z 0-9");
+        }
+        String payment = item.path("originalReference").asText("");
+        if (!REFERENCE.matcher(payment).matches()) {
+            return new Reading.Mismatch("originalReference", "required, the payment's pspReference (1-64 characters of A-Z a-z 0-9)");
         }
         String authorisationId = operationId.substring(OPERATION_PREFIX.length());
         boolean success = "true".equals(item.path("success").asText());
@@ -49,6 +74,7 @@ public final class ProviderOutcome {
                 .put("operationId", operationId)
                 .put("provider", PROVIDER_ADYEN)
                 .put("requestReference", reference)
+                .put("paymentReference", payment)
                 .put("success", success);
         if (!success) {
             event.put("reason", bounded(item.path("reason").asText("")));
@@ -57,7 +83,7 @@ public final class ProviderOutcome {
         if (!eventDate.isEmpty()) {
             event.put("occurredAt", eventDate);
         }
-        return Optional.of(event.toString());
+        return new Reading.Outcome(event.toString());
     }
 
     static String bounded(String reason) {

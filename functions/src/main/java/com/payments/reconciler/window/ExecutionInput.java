@@ -7,8 +7,6 @@ import com.payments.reconciler.workflow.InvalidInput;
 import com.payments.reconciler.workflow.Json;
 import com.payments.reconciler.workflow.JsonHandler;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,16 +30,7 @@ public record ExecutionInput(String windowId, Boolean dryRun) {
     private static final ObjectMapper JSON = Json.mapper();
 
     public ExecutionInput {
-        if (windowId == null || windowId.isBlank()) {
-            throw new InvalidInput("windowId", "required, a date YYYY-MM-DD");
-        }
-        try {
-            if (!LocalDate.parse(windowId).toString().equals(windowId)) {
-                throw new DateTimeParseException("not canonical", windowId, 0);
-            }
-        } catch (DateTimeParseException e) {
-            throw new InvalidInput("windowId", "must be a date YYYY-MM-DD, was '" + windowId + "'");
-        }
+        WindowId.parse(windowId, "windowId");
         if (dryRun == null) {
             throw new InvalidInput("dryRun", "required, true or false");
         }

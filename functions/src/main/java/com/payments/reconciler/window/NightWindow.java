@@ -10,8 +10,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -37,16 +35,7 @@ public record NightWindow(String windowId, Instant windowStart, Instant cutoff, 
     private static final ObjectMapper JSON = Json.mapper();
 
     public NightWindow {
-        if (windowId == null || windowId.isBlank()) {
-            throw new InvalidInput("windowId", "required, a date YYYY-MM-DD");
-        }
-        try {
-            if (!LocalDate.parse(windowId).toString().equals(windowId)) {
-                throw new DateTimeParseException("not canonical", windowId, 0);
-            }
-        } catch (DateTimeParseException e) {
-            throw new InvalidInput("windowId", "must be a date YYYY-MM-DD, was '" + windowId + "'");
-        }
+        WindowId.parse(windowId, "windowId");
         if (windowStart == null) {
             throw new InvalidInput("windowStart", "required, an ISO-8601 instant such as 2026-12-01T02:00:00Z");
         }

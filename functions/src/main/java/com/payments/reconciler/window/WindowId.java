@@ -25,7 +25,10 @@ public record WindowId(LocalDate date) implements Comparable<WindowId> {
         }
     }
 
-    /** Parses {@code YYYY-MM-DD} (a CLI flag, a field of the execution input). */
+    /**
+     * Parses {@code YYYY-MM-DD} (a CLI flag, a field of the execution input, the night the first task resolved): the one
+     * window-id check, so an input and the night built from it accept exactly the same ids.
+     */
     public static WindowId parse(String text, String field) {
         if (text == null || text.isBlank()) {
             throw new InvalidInput(field, "required, a date YYYY-MM-DD");
@@ -34,6 +37,9 @@ public record WindowId(LocalDate date) implements Comparable<WindowId> {
             LocalDate date = LocalDate.parse(text, DateTimeFormatter.ISO_LOCAL_DATE);
             if (!date.toString().equals(text)) {
                 throw new DateTimeParseException("not canonical", text, 0);
+            }
+            if (date.getYear() < 2000) {
+                throw new InvalidInput(field, "must be a date from 2000-01-01 to 9999-12-31, was " + text);
             }
             return new WindowId(date);
         } catch (DateTimeParseException e) {

@@ -67,6 +67,11 @@ public final class EnvVars {
 
     /** DeliverCommands with provider adyen: the Adyen merchant account every cancel names (stack context {@code merchantAccount}). */
     public static final String PROVIDER_MERCHANT_ACCOUNT = "PROVIDER_MERCHANT_ACCOUNT";
+    /**
+     * DeliverCommands with provider stripe: the mode the secret's key must be of, {@code live} or {@code test} (stack context
+     * {@code providerKeyMode}, default live). Absent: only the key's form is checked (local runs).
+     */
+    public static final String PROVIDER_KEY_MODE = "PROVIDER_KEY_MODE";
     /** AdyenWebhook: the Secrets Manager secret (ARN or name) holding the webhook HMAC key, {@code {"hmacKey": "<hex>"}}. */
     public static final String WEBHOOK_HMAC_SECRET_ID = "WEBHOOK_HMAC_SECRET_ID";
     /** AdyenWebhook: the ingestion queue's URL, where each CANCELLATION becomes a {@code provider.outcome} event. */

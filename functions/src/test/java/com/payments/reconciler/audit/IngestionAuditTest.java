@@ -1,5 +1,7 @@
 package com.payments.reconciler.audit;
 
+import java.time.Clock;
+import java.util.Optional;
 import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.ingest.EventIngestion;
 import com.payments.reconciler.ingest.IngestOutcome;
@@ -38,7 +40,7 @@ class IngestionAuditTest {
 
     private static EventIngestion ingestion(LocalDynamo.Engine engine) {
         return new EventIngestion(new EventDecoder(), new IngestionDecision(1),
-                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), WorldOnlyAuditTest.NO_WAIT));
+                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), WorldOnlyAuditTest.NO_WAIT), Optional.empty(), Clock.systemUTC());
     }
 
     private static InvariantAudit.Report audit(LocalDynamo.Engine engine) {

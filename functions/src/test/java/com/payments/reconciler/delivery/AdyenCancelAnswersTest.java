@@ -25,11 +25,23 @@ class AdyenCancelAnswersTest {
              "pspReference":"993617894906488A","status":"received"}""";
 
     /** One row: the answer and what it must mean ({@code Acknowledged(ref)}, {@code Throttled(s)}, {@code Unavailable}, {@code Quarantined}). */
-    private record Row(String name, int status, String body, Optional<Duration> retryAfter, String expected) {
+    private record Row(String name, int status, String body, Optional<Duration> retryAfter, boolean transientError, String expected) {
         Row(String name, int status, String body, String expected) {
-            this(name, status, body, Optional.empty(), expected);
+            this(name, status, body, Optional.empty(), false, expected);
+        }
+
+        Row(String name, int status, String body, Optional<Duration> retryAfter, String expected) {
+            this(name, status, body, retryAfter, false, expected);
+        }
+
+        /** An answer carrying {@code Transient-Error: true}. */
+        static Row transientError(String name, int status, String body, String expected) {
+            return new Row(name, status, body, Optional.empty(), true, expected);
         }
     }
+
+    private static final String NO_CONNECTION = """
+            {"status":500,"errorCode":"905","message":"NO_CONNECTION_AVAILABLE","errorType":"internal"}""";
 
     static final List<Row> TABLE = List.of(
             new Row("201 received", 201, RECEIVED, "Acknowledged(993617894906488A)"),
@@ -56,19 +68,27 @@ class AdyenCancelAnswersTest {
             new Row("502", 502, "", "Unavailable"),
             new Row("504", 504, "", "Unavailable"),
             new Row("599", 599, "", "Unavailable"),
-            new Row("408", 408, "", "Unavailable"));
+            new Row("408", 408, "", "Unavailable"),
+            // Transient-Error: true (CheckoutService-v71, NO_CONNECTION_AVAILABLE): nothing reached the issuer, the same key
+            // is processed as new: retried, whatever the status; 429 stays throttled; a 201 is read as ever.
+            Row.transientError("422 with Transient-Error: true", 422, """
+                    {"status":422,"errorCode":"167","message":"x","errorType":"validation"}""", "Unavailable"),
+            Row.transientError("400 with Transient-Error: true", 400, NO_CONNECTION, "Unavailable"),
+            Row.transientError("500 with Transient-Error: true", 500, NO_CONNECTION, "Unavailable"),
+            Row.transientError("429 with Transient-Error: true", 429, "", "Throttled(429, none)"),
+            Row.transientError("201 received with Transient-Error: true", 201, RECEIVED, "Acknowledged(993617894906488A)"));
 
     @Test
     void everyAnswerMeansWhatTheTableSays() {
-        assertThat(mismatches(AdyenCancelAnswersTest::interpret)).isEmpty();
+        assertThat(mismatches((Mapping) AdyenCancelAnswersTest::interpret)).isEmpty();
     }
 
     @Test
     void aMappingThatTrustsAny2xxFailsTheTable() {
-        Mapping trusting = (status, body, retryAfter) -> status / 100 == 2
+        Mapping.Plain trusting = (status, body, retryAfter) -> status / 100 == 2
                 ? new ProviderResult.Acknowledged("anything") : interpret(status, body, retryAfter);
         assertThat(mismatches(trusting)).isNotEmpty();
-        Mapping retrying422 = (status, body, retryAfter) -> status == 422
+        Mapping.Plain retrying422 = (status, body, retryAfter) -> status == 422
                 ? new ProviderResult.Unavailable("422") : interpret(status, body, retryAfter);
         assertThat(mismatches(retrying422)).containsExactly("422 validation error: expected Quarantined, was Unavailable");
     }
@@ -85,12 +105,42 @@ class AdyenCancelAnswersTest {
         throw new AssertionError("a 422 must be outside the contract");
     }
 
+    @Test
+    void aMappingThatIgnoresTransientErrorFailsTheTable() {
+        Mapping ignoring = (status, body, retryAfter, transientError) -> interpret(status, body, retryAfter, false);
+        assertThat(mismatches(ignoring)).containsExactly(
+                "422 with Transient-Error: true: expected Unavailable, was Quarantined",
+                "400 with Transient-Error: true: expected Unavailable, was Quarantined");
+    }
+
+    @Test
+    void theHeaderIsReadAsAnHttpBoolean() {
+        assertThat(AdyenCancelAnswers.transientError(Optional.of("true"))).isTrue();
+        assertThat(AdyenCancelAnswers.transientError(Optional.of(" TRUE "))).isTrue();
+        assertThat(AdyenCancelAnswers.transientError(Optional.of("false"))).isFalse();
+        assertThat(AdyenCancelAnswers.transientError(Optional.empty())).isFalse();
+    }
+
     private interface Mapping {
-        ProviderResult apply(int status, String body, Optional<Duration> retryAfter);
+        ProviderResult apply(int status, String body, Optional<Duration> retryAfter, boolean transientError);
+
+        /** A mapping that never reads the header (the older tests' form). */
+        interface Plain extends Mapping {
+            ProviderResult apply(int status, String body, Optional<Duration> retryAfter);
+
+            @Override
+            default ProviderResult apply(int status, String body, Optional<Duration> retryAfter, boolean transientError) {
+                return transientError ? interpret(status, body, retryAfter, true) : apply(status, body, retryAfter);
+            }
+        }
     }
 
     private static ProviderResult interpret(int status, String body, Optional<Duration> retryAfter) {
         return AdyenCancelAnswers.interpret(OPERATION, PAYMENT, MERCHANT, status, body, retryAfter);
+    }
+
+    private static ProviderResult interpret(int status, String body, Optional<Duration> retryAfter, boolean transientError) {
+        return AdyenCancelAnswers.interpret(OPERATION, PAYMENT, MERCHANT, status, body, retryAfter, transientError);
     }
 
     private static List<String> mismatches(Mapping mapping) {
@@ -98,7 +148,7 @@ class AdyenCancelAnswersTest {
         for (Row row : TABLE) {
             String actual;
             try {
-                actual = describe(mapping.apply(row.status(), row.body(), row.retryAfter()));
+                actual = describe(mapping.apply(row.status(), row.body(), row.retryAfter(), row.transientError()));
             } catch (ProviderContractViolation e) {
                 actual = e.aboutTheCommand() ? "Quarantined" : "Stopped";
             }

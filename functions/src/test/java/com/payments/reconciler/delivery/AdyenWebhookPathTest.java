@@ -16,6 +16,7 @@ import com.payments.reconciler.webhook.AdyenSignature;
 import com.payments.reconciler.webhook.AdyenWebhookReceiver;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Timing;
+import java.time.Clock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -69,7 +70,7 @@ class AdyenWebhookPathTest {
         adyen = AdyenFake.start(world.clock, KEY, "the-key", MERCHANT, 30);
         LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
         List<String> auths = DeliveryWorld.ids("auth", 8);
-        List<String> ops = world.command(lease, auths.toArray(String[]::new));
+        List<String> ops = world.command(lease, id -> Optional.of(AdyenFake.pspReferenceFor(id)), auths.toArray(String[]::new));
         String captured = auths.get(2);
         adyen.capture(captured);
         AdyenProviderClient client = new AdyenProviderClient(HttpProviderClient.httpClient(Duration.ofSeconds(2)),
@@ -82,7 +83,7 @@ class AdyenWebhookPathTest {
         List<String> queue = new CopyOnWriteArrayList<>();
         List<String> metrics = new CopyOnWriteArrayList<>();
         AdyenWebhookReceiver receiver = new AdyenWebhookReceiver(() -> new AdyenSignature(receiverKey), queue::add,
-                new EmfMetrics(world.clock, "AdyenWebhook", metrics::add));
+                new EmfMetrics(world.clock, "AdyenWebhook", metrics::add), MERCHANT);
         AdyenFake.Sent early = adyen.deliverWebhooks(body -> receiver.receive(body).status(), Duration.ofMinutes(1).toMillis(), 0.5, true);
         assertThat(early.notifications()).as("delayed: none due yet").isZero();
         world.clock.advance(Duration.ofMinutes(2));
@@ -91,7 +92,7 @@ class AdyenWebhookPathTest {
 
         EventIngestion ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
                 new IngestStore(world.dynamo, engine.tables().authorisations(), engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)));
+                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)), Clock.systemUTC());
         List<String> reordered = new ArrayList<>(queue);
         Collections.reverse(reordered);
         reordered.addAll(queue);

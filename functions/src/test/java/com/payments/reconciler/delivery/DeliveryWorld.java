@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -81,12 +82,18 @@ final class DeliveryWorld implements AutoCloseable {
 
     /** Authorises and decides a release for each id, through the fenced path, 1 ms apart (index order). */
     List<String> command(LeaseToken lease, String... authorisationIds) {
+        return command(lease, id -> Optional.empty(), authorisationIds);
+    }
+
+    /** As {@link #command(LeaseToken, String...)}, each command carrying {@code providerReference.apply(id)} when present. */
+    List<String> command(LeaseToken lease, java.util.function.Function<String, Optional<String>> providerReference,
+                         String... authorisationIds) {
         FencedWriter writer = new FencedWriter(dynamo, engine.tables(), NO_WAIT);
         List<String> ops = new ArrayList<>();
         for (String id : authorisationIds) {
             ingestion.authorise(id, 1_000 + operationIds.size(), CUTOFF.minus(Duration.ofHours(1)));
             Candidate candidate = new Candidate(id, 1, 1_000 + operationIds.size(), "EUR", CUTOFF.minus(Duration.ofHours(1)),
-                    Shards.key(Shards.of(id, shards)));
+                    Shards.key(Shards.of(id, shards)), providerReference.apply(id));
             assertThat(writer.requestRelease(lease, candidate, "2026-12-01", CUTOFF, clock.instant()))
                     .isInstanceOf(ReleaseOutcome.Committed.class);
             clock.advance(Duration.ofMillis(1));

@@ -66,14 +66,14 @@ class OutcomeTimeoutSweepTest {
 
     private IngestEvent.ProviderOutcome outcome(String op, String auth) {
         return new IngestEvent.ProviderOutcome("outcome-" + auth, auth, op, "adyen", "CANCEL" + auth.replace("-", ""),
-                true, Optional.empty(), Optional.empty());
+                "PAY" + auth.replace("-", ""), true, Optional.empty(), Optional.empty());
     }
 
     @Test
     void overdueAcknowledgementsAreEscalatedByTheNextDeliveryAndOutcomesWin(LocalDynamo.Engine engine) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
         LeaseToken lease = world.acquire("worker-A", Duration.ofDays(1));
-        List<String> ops = world.command(lease, "auth-1", "auth-2", "auth-3");
+        List<String> ops = world.command(lease, id -> Optional.of("PAY" + id.replace("-", "")), "auth-1", "auth-2", "auth-3");
         List<String> sent = new java.util.ArrayList<>();
         world.invoke(handler(acknowledging(sent)), lease, 0, null, context);
         assertThat(ops).allSatisfy(op -> assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_ACKNOWLEDGED));
@@ -123,7 +123,7 @@ class OutcomeTimeoutSweepTest {
     void anOutcomeAfterTheEscalationChangesNothing(LocalDynamo.Engine engine) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
         LeaseToken lease = world.acquire("worker-A", Duration.ofDays(1));
-        List<String> ops = world.command(lease, "auth-1");
+        List<String> ops = world.command(lease, id -> Optional.of("PAY" + id.replace("-", "")), "auth-1");
         world.invoke(handler(acknowledging(new java.util.ArrayList<>())), lease, 0, null, context);
         world.clock.advance(TIMEOUT.timeout().plusMinutes(1));
         world.invoke(handler(acknowledging(new java.util.ArrayList<>())), lease, 0, null, context);

@@ -41,7 +41,7 @@ class OutcomeWritesAuditTest {
     private List<String> acknowledged(LocalDynamo.Engine engine, String... auths) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
         LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
-        List<String> ops = world.command(lease, auths);
+        List<String> ops = world.command(lease, id -> Optional.of("PAY" + id.replace("-", "")), auths);
         ProviderClient adyenLike = command -> new ProviderResult.Acknowledged("CANCEL" + command.authorisationId().replace("-", ""));
         world.invoke(world.handler(world.fixedGuard(), 2, adyenLike), lease, 0, null, context);
         return ops;
@@ -51,9 +51,9 @@ class OutcomeWritesAuditTest {
     void anOutcomeWrittenWithoutTheLeaseIsCountedNotAViolation(LocalDynamo.Engine engine) {
         List<String> ops = acknowledged(engine, "auth-1", "auth-2");
         ProviderOutcomes outcomes = new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock);
-        outcomes.apply(new IngestEvent.ProviderOutcome("adyen-CANCELauth1-success", "auth-1", ops.get(0), "adyen", "CANCELauth1",
+        outcomes.apply(new IngestEvent.ProviderOutcome("adyen-CANCELauth1-success", "auth-1", ops.get(0), "adyen", "CANCELauth1", "PAYauth1",
                 true, Optional.empty(), Optional.empty()));
-        outcomes.apply(new IngestEvent.ProviderOutcome("adyen-CANCELauth2-failure", "auth-2", ops.get(1), "adyen", "CANCELauth2",
+        outcomes.apply(new IngestEvent.ProviderOutcome("adyen-CANCELauth2-failure", "auth-2", ops.get(1), "adyen", "CANCELauth2", "PAYauth2",
                 false, Optional.of("Transaction is already captured"), Optional.empty()));
 
         InvariantAudit.Report report = world.audit(false);

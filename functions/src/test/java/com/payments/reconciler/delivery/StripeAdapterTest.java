@@ -103,14 +103,15 @@ class StripeAdapterTest {
     }
 
     @Test
-    void aCapturedPaymentIntentEndsTheCommandRejectedAsCapturedAndAnUnknownOneAsNotFound() {
+    void aCapturedPaymentIntentEndsTheCommandRejectedAsCapturedAndAnUnknownOneIsQuarantined() {
         stripe = SimulatedProvider.builder().clock(clock).unknownHolds(java.util.Set.of("auth-gone")).start();
         stripe.capture("auth-settled");
         StripeAdapter adapter = adapter();
         assertThat(adapter.release(command("auth-settled"))).isInstanceOfSatisfying(ProviderResult.Rejected.class,
                 r -> assertThat(r.code()).isEqualTo(ForgottenKeys.CODE_CAPTURED));
-        assertThat(adapter.release(command("auth-gone"))).isInstanceOfSatisfying(ProviderResult.Rejected.class,
-                r -> assertThat(r.code()).isEqualTo(StripeAnswers.CODE_NOT_FOUND));
+        // 404 resource_missing is quarantined, not REJECTED: a key of the other mode or account sees no PaymentIntent either.
+        assertThatThrownBy(() -> adapter.release(command("auth-gone"))).isInstanceOfSatisfying(ProviderContractViolation.class,
+                v -> assertThat(v.aboutTheCommand()).isTrue()).hasMessageContaining("resource_missing");
         assertThat(stripe.releases()).isEmpty();
     }
 
@@ -147,7 +148,8 @@ class StripeAdapterTest {
         stripe.throttleNext(1, Duration.ofSeconds(3));
         assertThat(adapter.release(command)).isEqualTo(new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(3))));
         stripe.forceNext(command.operationId(), Fault.ERROR_5XX);
-        assertThat(adapter.release(command)).isEqualTo(new ProviderResult.Unavailable("Stripe answered 500"));
+        assertThat(adapter.release(command)).isInstanceOfSatisfying(ProviderResult.Unavailable.class,
+                u -> assertThat(u.cause()).startsWith("Stripe answered 500").contains("sent again under the same key"));
         stripe.forceNext(command.operationId(), Fault.PERFORM_THEN_DROP);
         assertThat(adapter.release(command)).isInstanceOf(ProviderResult.Unavailable.class);
         assertThat(adapter.release(command)).as("the key's stored answer").isEqualTo(new ProviderResult.Released(StripeWire.paymentIntentFor("auth-6")));

@@ -61,8 +61,6 @@ class StripeAnswersTest {
                         error("invalid_request_error", "payment_intent_unexpected_state", intent(PI, "succeeded", null, null)), null,
                         new ProviderResult.Rejected(ForgottenKeys.CODE_CAPTURED,
                                 "Stripe: PaymentIntent " + PI + " was captured (status succeeded): there is nothing left to release")),
-                new Row("404 resource_missing: rejected HOLD_NOT_FOUND", 404, error("invalid_request_error", "resource_missing", null), null,
-                        new ProviderResult.Rejected(StripeAnswers.CODE_NOT_FOUND, "Stripe has no PaymentIntent " + PI + " (resource_missing)")),
                 new Row("429 with Retry-After: throttled for that long", 429, error("invalid_request_error", "rate_limit", null), "2",
                         new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(2)))),
                 new Row("429 without Retry-After: throttled, the pacing's own wait", 429, error("invalid_request_error", "lock_timeout", null), null,
@@ -105,7 +103,76 @@ class StripeAnswersTest {
                 new Refused("400 parameter_invalid_empty", 400, error("invalid_request_error", "parameter_invalid_empty", null),
                         "error.code 'parameter_invalid_empty'"),
                 new Refused("402 card_error", 402, error("card_error", "card_declined", null), "error.type 'card_error'"),
-                new Refused("403 without an error object", 403, "{\"message\":\"forbidden\"}", "field error is required"));
+                new Refused("403 without an error object", 403, "{\"message\":\"forbidden\"}", "field error is required"),
+                // Not "the hold does not exist": a test key against live holds, or another account's key, answers the same.
+                new Refused("404 resource_missing", 404, error("invalid_request_error", "resource_missing", null),
+                        "a key of the other mode (test or live) or of another account"));
+    }
+
+    /** The command's hold as the adapter expects it back: 1099 EUR (the fixture's amount), a test-mode key. */
+    private static final StripeAnswers.Expected HOLD = new StripeAnswers.Expected(PI, OP, Optional.of(1099L), Optional.of("EUR"),
+            Optional.of(false));
+
+    /** A cancelled PaymentIntent's amount, currency and mode against the command's; one row each way. */
+    record Checked(String name, int status, String body, String shouldRetry, String expected) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static List<Checked> checkedAnswers() {
+        String canceled = intent(PI, "canceled", "abandoned", 1765000000L);
+        return List.of(
+                new Checked("200 canceled, the command's amount and currency (eur for EUR)", 200, canceled, null, "Released"),
+                new Checked("200 canceled, another amount", 200, canceled.replace("\"amount\":1099", "\"amount\":5000"), null,
+                        "Quarantined: field amount is 5000"),
+                new Checked("200 canceled, another currency", 200, canceled.replace("\"eur\"", "\"usd\""), null,
+                        "Quarantined: field currency is 'usd'"),
+                new Checked("200 canceled, live mode for a test key", 200, canceled.replace("\"livemode\":false", "\"livemode\":true"), null,
+                        "Quarantined: field livemode is true"),
+                new Checked("400 already canceled, another amount", 400, error("invalid_request_error", "payment_intent_unexpected_state",
+                        canceled.replace("\"amount\":1099", "\"amount\":5000")), null, "Quarantined: field error.payment_intent.amount is 5000"),
+                new Checked("200 canceled, no amount or currency (the local fake)", 200,
+                        canceled.replace("\"amount\":1099,", "").replace("\"currency\":\"eur\",", ""), null, "Released"),
+                new Checked("400 lock_timeout with Stripe-Should-Retry: true", 400, error("invalid_request_error", "lock_timeout", null), "true",
+                        "Unavailable"),
+                new Checked("400 lock_timeout with Stripe-Should-Retry: false", 400, error("invalid_request_error", "lock_timeout", null), "false",
+                        "Quarantined: outside the adapter's contract"),
+                new Checked("400 idempotency_error with Stripe-Should-Retry: true", 400, error("idempotency_error", null, null), "true",
+                        "Quarantined: different request under this Idempotency-Key"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("checkedAnswers")
+    void aCancelledPaymentIntentMustBeTheCommandsHold(Checked row) {
+        assertThat(outcome(HOLD, row)).isEqualTo(row.expected());
+    }
+
+    /** Known-bad twin: the check by id alone (before the fix) releases the other amount, currency and mode. */
+    @Test
+    void theIdAloneReleasesAnotherHold() {
+        StripeAnswers.Expected idOnly = StripeAnswers.Expected.only(PI, OP);
+        List<String> released = checkedAnswers().stream().filter(row -> outcome(idOnly, row).equals("Released")).map(Checked::name).toList();
+        assertThat(released).contains("200 canceled, another amount", "200 canceled, another currency",
+                "200 canceled, live mode for a test key", "400 already canceled, another amount");
+    }
+
+    private static String outcome(StripeAnswers.Expected expected, Checked row) {
+        try {
+            ProviderResult result = StripeAnswers.cancel(expected, row.status(), row.body(), Optional.empty(),
+                    Optional.ofNullable(row.shouldRetry()), NOW);
+            return result.getClass().getSimpleName();
+        } catch (ProviderContractViolation v) {
+            String message = v.getMessage();
+            for (String part : List.of("field amount is 5000", "field currency is 'usd'", "field livemode is true",
+                    "field error.payment_intent.amount is 5000", "outside the adapter's contract", "different request under this Idempotency-Key")) {
+                if (message.contains(part)) {
+                    return "Quarantined: " + part;
+                }
+            }
+            return "Quarantined: " + message;
+        }
     }
 
     @ParameterizedTest(name = "{0}")

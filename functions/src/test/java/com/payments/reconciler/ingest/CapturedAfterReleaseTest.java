@@ -7,6 +7,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,7 +47,7 @@ class CapturedAfterReleaseTest {
         };
         DynamoDbClient dynamo = engine.client(countReads);
         ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(4), new IngestStore(dynamo, engine.tables().authorisations(),
-                engine.tables().settlements(), Optional.of(engine.tables().releaseCommands()), Backoff.standard(7)));
+                engine.tables().settlements(), Optional.of(engine.tables().releaseCommands()), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
     }
 
     private void decided(String id, String commandStatus) {

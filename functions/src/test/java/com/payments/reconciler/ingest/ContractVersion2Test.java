@@ -1,5 +1,7 @@
 package com.payments.reconciler.ingest;
 
+import java.time.Clock;
+import java.util.Optional;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.Lease;
 import com.payments.reconciler.lease.LeaseStore;
@@ -46,7 +48,7 @@ class ContractVersion2Test {
     void setUp(LocalDynamo.Engine engine) {
         this.engine = engine;
         this.ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(SHARDS),
-                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)));
+                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
     }
 
     private static String created(String auth, long amount) {

@@ -165,6 +165,20 @@ class EventDecoderTest {
                 bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":2.5"), Refusal.Reason.MALFORMED, "captureSequence", "an integer"),
                 bad(CAPTURE.replace("\"captureSequence\":2", "\"captureSequence\":4294967298"), Refusal.Reason.MALFORMED, "captureSequence", "an integer"),
                 bad(CAPTURE.replace("\"finalCapture\":true", "\"finalCapture\":\"true\""), Refusal.Reason.MALFORMED, "finalCapture", "true or false"),
+                bad(V2_CREATED.replace("\"pi_3MtwBwLkdIwHu7ix28a3tqPa\"", "42"), Refusal.Reason.MALFORMED, "providerReference",
+                        "1-64 characters of A-Z a-z 0-9 _ - (a JSON string), or absent; was 42"),
+                bad(V2_CREATED.replace("\"pi_3MtwBwLkdIwHu7ix28a3tqPa\"", "null"), Refusal.Reason.MALFORMED, "providerReference", "or absent"),
+                bad(V2_CREATED.replace("pi_3MtwBwLkdIwHu7ix28a3tqPa", ""), Refusal.Reason.MALFORMED, "providerReference", "1-64 characters"),
+                bad(V2_CREATED.replace("pi_3MtwBwLkdIwHu7ix28a3tqPa", "pi 3Mtw"), Refusal.Reason.MALFORMED, "providerReference", "1-64 characters"),
+                bad(V2_CREATED.replace("pi_3MtwBwLkdIwHu7ix28a3tqPa", "p".repeat(65)), Refusal.Reason.MALFORMED, "providerReference",
+                        "1-64 characters"),
+                // A provider's outcome exists in version 2 only, and an event without a type is no outcome.
+                bad("""
+                        {"version":1,"type":"provider.outcome","eventId":"adyen-X-success","authorisationId":"a","operationId":"release-hold:a",\
+                        "provider":"adyen","requestReference":"X","success":true}""", Refusal.Reason.MALFORMED, "type", "must be one of"),
+                bad(CREATED.replace("\"type\":\"authorisation.created\",", ""), Refusal.Reason.MALFORMED, "type", "must be one of"),
+                bad(CREATED.replace("\"version\":1", "\"version\":2").replace("\"type\":\"authorisation.created\",", ""),
+                        Refusal.Reason.MALFORMED, "type", "must be one of"),
                 bad(CREATED.replace("2599", "4111111111111111"), Refusal.Reason.CARDHOLDER_DATA, "amountMinor", "looks like cardholder data"),
                 bad("{\"version\":1, 4111111111111111", Refusal.Reason.CARDHOLDER_DATA, "(the event)", "looks like cardholder data"));
     }

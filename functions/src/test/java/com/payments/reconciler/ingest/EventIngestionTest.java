@@ -1,5 +1,7 @@
 package com.payments.reconciler.ingest;
 
+import java.time.Clock;
+import java.util.Optional;
 import com.payments.reconciler.lease.AcquireResult;
 import com.payments.reconciler.lease.Lease;
 import com.payments.reconciler.lease.LeaseStore;
@@ -61,7 +63,7 @@ class EventIngestionTest {
         };
         this.dynamo = engine.client(countWrites);
         this.ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(SHARDS),
-                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)));
+                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
     }
 
     static String created(String eventId, String auth, long amount, String authorisedAt) {

@@ -1,5 +1,7 @@
 package com.payments.reconciler.ingest;
 
+import java.time.Clock;
+import java.util.Optional;
 import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.faults.Fault;
 import com.payments.reconciler.local.moto.MotoServer;
@@ -98,7 +100,7 @@ class IngestionOrderProperties {
     private static EventIngestion ingestion(DynamoDbClient client, TableNames tables) {
         return new EventIngestion(new EventDecoder(), new IngestionDecision(SHARDS),
                 new IngestStore(client, tables.authorisations(), tables.settlements(), new Backoff(1, d -> { }, 6,
-                        Duration.ofMillis(1), Duration.ofMillis(2))));
+                        Duration.ofMillis(1), Duration.ofMillis(2))), Optional.empty(), Clock.systemUTC());
     }
 
     @Property(tries = 60, seed = "20261204")

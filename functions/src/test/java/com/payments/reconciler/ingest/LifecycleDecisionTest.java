@@ -199,6 +199,9 @@ class LifecycleDecisionTest {
                 Optional.of("EUR"), Optional.of("m-1"), Optional.of(AT), Optional.empty());
         assertThat(((Next.Conflict) decision.afterConditionFailed(create, withA)).refusal().field()).isEqualTo("providerReference");
         assertThat(decision.afterConditionFailed(create, without)).isInstanceOf(Next.Duplicate.class);
+        StoredAuthorisation withB = new StoredAuthorisation("AUTHORISED", Optional.of("evt-c"), Optional.empty(), Optional.of(2599L),
+                Optional.of("EUR"), Optional.of("m-1"), Optional.of(AT), Optional.of("pi_b"));
+        assertThat(decision.afterConditionFailed(create, withB)).as("the same reference on both").isInstanceOf(Next.Duplicate.class);
         var noReference = new IngestEvent.AuthorisationCreated("evt-c3", "auth-1", 2599, "EUR", "m-1", AT);
         assertThat(decision.afterConditionFailed(new IngestWrite.CreateAuthorisation(noReference, "1"), withA)).isInstanceOf(Next.Duplicate.class);
     }

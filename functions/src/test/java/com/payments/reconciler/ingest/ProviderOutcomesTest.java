@@ -39,7 +39,7 @@ class ProviderOutcomesTest {
         commands = engine.tables().releaseCommands();
         ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
                 new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)),
-                Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)));
+                Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)), Clock.systemUTC());
     }
 
     private void command(String auth, String status, String requestReference) {
@@ -47,7 +47,8 @@ class ProviderOutcomesTest {
                 ReleaseCommands.OPERATION_ID, AttributeValue.fromS("release-hold:" + auth),
                 ReleaseCommands.AUTHORISATION_ID, AttributeValue.fromS(auth),
                 ReleaseCommands.STATUS, AttributeValue.fromS(status),
-                ReleaseCommands.CREATED_AT, AttributeValue.fromN("1764990000000")));
+                ReleaseCommands.CREATED_AT, AttributeValue.fromN("1764990000000"),
+                ReleaseCommands.PROVIDER_REFERENCE, AttributeValue.fromS(payment(auth))));
         if (requestReference != null) {
             item.put(ReleaseCommands.REQUEST_REFERENCE, AttributeValue.fromS(requestReference));
         }
@@ -57,11 +58,20 @@ class ProviderOutcomesTest {
         dynamo.putItem(b -> b.tableName(commands).item(item));
     }
 
+    /** The payment a test command cancels (its providerReference). */
+    static String payment(String auth) {
+        return "PAY" + auth.replace("-", "");
+    }
+
     static String outcome(String auth, String reference, boolean success) {
+        return outcome(auth, reference, payment(auth), success);
+    }
+
+    static String outcome(String auth, String reference, String payment, boolean success) {
         return """
                 {"version":2,"type":"provider.outcome","eventId":"adyen-%s-%s","authorisationId":"%s","operationId":"release-hold:%s",\
-                "provider":"adyen","requestReference":"%s","success":%s%s,"occurredAt":"2026-12-06T04:00:00+01:00"}"""
-                .formatted(reference, success ? "success" : "failure", auth, auth, reference, success,
+                "provider":"adyen","requestReference":"%s","paymentReference":"%s","success":%s%s,"occurredAt":"2026-12-06T04:00:00+01:00"}"""
+                .formatted(reference, success ? "success" : "failure", auth, auth, reference, payment, success,
                         success ? "" : ",\"reason\":\"Transaction not found\"");
     }
 
@@ -114,6 +124,43 @@ class ProviderOutcomesTest {
     }
 
     @Test
+    void anOutcomeForAnotherPaymentChangesNothing() {
+        command("auth-9", ReleaseCommands.STATUS_ACKNOWLEDGED, "CANCEL9");
+        command("auth-10", ReleaseCommands.STATUS_PENDING, null);
+        Map<String, AttributeValue> nine = item("auth-9");
+        Map<String, AttributeValue> ten = item("auth-10");
+        // merchantReference (our operation id) matches, the cancel's reference too: only the payment differs.
+        IngestOutcome acknowledged = ingestion.ingest(outcome("auth-9", "CANCEL9", "OTHERPAYMENT0001", true));
+        assertThat(acknowledged).isInstanceOf(IngestOutcome.Refused.class);
+        assertThat(((IngestOutcome.Refused) acknowledged).refusal().field()).isEqualTo("paymentReference");
+        assertThat(ingestion.ingest(outcome("auth-10", "CANCEL10", "OTHERPAYMENT0001", false))).isInstanceOf(IngestOutcome.Refused.class);
+        assertThat(item("auth-9")).isEqualTo(nine);
+        assertThat(item("auth-10")).isEqualTo(ten);
+        // The outcome without the field is outside the event's contract.
+        assertThat(new EventDecoder().decode(outcome("auth-9", "CANCEL9", true).replace(",\"paymentReference\":\"PAYauth9\"", "")))
+                .isInstanceOf(EventDecoder.Decoded.Refused.class);
+    }
+
+    @Test
+    void withoutThePaymentConditionAnOutcomeForAnotherPaymentWouldEndTheCommand() {
+        command("auth-11", ReleaseCommands.STATUS_ACKNOWLEDGED, "CANCEL11");
+        String previous = "attribute_exists(operationId) AND #status IN (:pending, :acknowledged) "
+                + "AND (attribute_not_exists(requestReference) OR requestReference = :reference)";
+        dynamo.updateItem(b -> b.tableName(commands)
+                .key(Map.of(ReleaseCommands.OPERATION_ID, AttributeValue.fromS("release-hold:auth-11")))
+                .conditionExpression(previous)
+                .updateExpression(ProviderOutcomes.DELIVER)
+                .expressionAttributeNames(Map.of("#status", ReleaseCommands.STATUS))
+                .expressionAttributeValues(Map.of(":pending", AttributeValue.fromS(ReleaseCommands.STATUS_PENDING),
+                        ":acknowledged", AttributeValue.fromS(ReleaseCommands.STATUS_ACKNOWLEDGED),
+                        ":delivered", AttributeValue.fromS(ReleaseCommands.STATUS_DELIVERED),
+                        ":now", AttributeValue.fromN("1"), ":reference", AttributeValue.fromS("CANCEL11"),
+                        ":eventId", AttributeValue.fromS("adyen-CANCEL11-success"), ":at", AttributeValue.fromN("1"))));
+        assertThat(item("auth-11").get(ReleaseCommands.STATUS).s()).as("ended by an outcome about another payment")
+                .isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+    }
+
+    @Test
     void withoutTheStatusConditionAnOutcomeWouldOverwriteAParkedCommand() {
         command("auth-6", ReleaseCommands.STATUS_QUARANTINED, null);
         dynamo.updateItem(b -> b.tableName(commands)
@@ -130,7 +177,7 @@ class ProviderOutcomesTest {
     @Test
     void withoutAnAsynchronousProviderTheEventIsRefused(LocalDynamo.Engine engine) {
         EventIngestion synchronous = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
-                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)));
+                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)), Optional.empty(), Clock.systemUTC());
         assertThat(synchronous.ingest(outcome("auth-7", "CANCEL7", true))).isInstanceOf(IngestOutcome.Refused.class);
         assertThat(new EventDecoder().decode(outcome("auth-7", "CANCEL7", true).replace("release-hold:auth-7", "release-hold:auth-8")))
                 .isInstanceOf(EventDecoder.Decoded.Refused.class);

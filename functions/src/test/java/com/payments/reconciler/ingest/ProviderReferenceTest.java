@@ -14,6 +14,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,7 +47,7 @@ class ProviderReferenceTest {
     void setUp(LocalDynamo.Engine engine) {
         this.engine = engine;
         this.ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(SHARDS),
-                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)));
+                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
     }
 
     static String createdV2(String eventId, String auth, String reference) {

@@ -1,5 +1,7 @@
 package com.payments.reconciler.reconcile;
 
+import java.time.Clock;
+import java.util.Optional;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.delivery.TestContext;
 import com.payments.reconciler.ingest.EventDecoder;
@@ -67,7 +69,7 @@ class SettledHistoryIsNotReReadTest {
         this.clock = new MutableClock(NIGHT_1.plusSeconds(60));
         DynamoDbClient dynamo = engine.client();
         this.events = new EventIngestion(new EventDecoder(), new IngestionDecision(SHARDS),
-                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)));
+                new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
     }
 
     @Test

@@ -1,23 +1,18 @@
 package com.payments.reconciler.store;
 
-import com.payments.reconciler.local.LocalClients;
-import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.testing.PatchReference;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import software.amazon.awssdk.retries.DefaultRetryStrategy;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
@@ -55,31 +50,16 @@ class ExpressionPatchTest {
             "SET = :note",
             "SET note = :missing");
 
-    private static MotoServer reference;
-    private static DynamoDbClient referenceClient;
+    @RegisterExtension
+    static final PatchReference REFERENCE = new PatchReference("moto-expr-reference", "RECONCILER_EXPR_PATCH");
+
+    private DynamoDbClient referenceClient;
     private DynamoDbClient patched;
-
-    @BeforeAll
-    static void startReference() {
-        reference = MotoServer.start(LocalDynamo.buildDir().resolve("moto-expr-reference"), Optional.empty(),
-                Map.of("RECONCILER_EXPR_PATCH", "off"));
-        referenceClient = client(reference);
-    }
-
-    @AfterAll
-    static void stopReference() {
-        if (referenceClient != null) {
-            referenceClient.close();
-        }
-        if (reference != null) {
-            reference.close();
-        }
-    }
 
     @BeforeEach
     void sameTableOnBothEngines(LocalDynamo.Engine engine) {
-        patched = client(engine.moto());
-        reference.reset();
+        patched = PatchReference.unretried(engine.moto());
+        referenceClient = REFERENCE.reset();
         for (DynamoDbClient dynamo : List.of(patched, referenceClient)) {
             dynamo.createTable(b -> b.tableName(ITEMS).billingMode(BillingMode.PAY_PER_REQUEST)
                     .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
@@ -89,8 +69,8 @@ class ExpressionPatchTest {
 
     @Test
     void theTestsEngineHasThePatchAndTheReferenceHasNot(LocalDynamo.Engine engine) throws Exception {
-        assertThat(Files.readString(log(engine.moto()))).contains("expression_patch: UpdateExpressions parsed once per string");
-        assertThat(Files.readString(log(reference))).contains("expression_patch: disabled (RECONCILER_EXPR_PATCH=off)");
+        assertThat(Files.readString(REFERENCE.log(engine.moto()))).contains("expression_patch: UpdateExpressions parsed once per string");
+        assertThat(Files.readString(REFERENCE.ownLog())).contains("expression_patch: disabled (RECONCILER_EXPR_PATCH=off)");
     }
 
     @Test
@@ -203,18 +183,5 @@ class ExpressionPatchTest {
     private static String items(DynamoDbClient dynamo) {
         return new java.util.TreeMap<>(dynamo.scan(b -> b.tableName(ITEMS).consistentRead(true)).items().stream()
                 .collect(java.util.stream.Collectors.toMap(item -> item.get("pk").s(), item -> new java.util.TreeMap<>(item).toString()))).toString();
-    }
-
-    private static DynamoDbClient client(MotoServer engine) {
-        // No retries: a retried write would be applied, and compared, twice.
-        return LocalClients.dynamo(engine.endpoint())
-                .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
-                .build();
-    }
-
-    private static Path log(MotoServer engine) {
-        String name = "moto-" + engine.port() + ".log";
-        Path shared = LocalDynamo.buildDir().resolve("moto").resolve(name);
-        return Files.exists(shared) ? shared : LocalDynamo.buildDir().resolve("moto-expr-reference").resolve(name);
     }
 }

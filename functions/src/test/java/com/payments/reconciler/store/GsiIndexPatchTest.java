@@ -1,16 +1,13 @@
 package com.payments.reconciler.store;
 
-import com.payments.reconciler.local.LocalClients;
-import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.testing.LocalDynamo;
-import org.junit.jupiter.api.AfterAll;
+import com.payments.reconciler.testing.PatchReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import software.amazon.awssdk.retries.DefaultRetryStrategy;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -32,14 +29,12 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Function;
@@ -62,33 +57,17 @@ class GsiIndexPatchTest {
     private static final String BY_AGE = "by-age";
     private static final String BY_NAME = "by-name";
 
-    private static MotoServer reference;
-    private static DynamoDbClient moto;
+    @RegisterExtension
+    static final PatchReference REFERENCE = new PatchReference("moto-gsi-reference", "RECONCILER_GSI_PATCH");
 
+    private DynamoDbClient moto;
     private DynamoDbClient patched;
     private String authorisations;
 
-    @BeforeAll
-    static void startReference() {
-        reference = MotoServer.start(LocalDynamo.buildDir().resolve("moto-gsi-reference"), Optional.empty(),
-                Map.of("RECONCILER_GSI_PATCH", "off"));
-        moto = client(reference);
-    }
-
-    @AfterAll
-    static void stopReference() {
-        if (moto != null) {
-            moto.close();
-        }
-        if (reference != null) {
-            reference.close();
-        }
-    }
-
     @BeforeEach
     void sameTablesOnBothEngines(LocalDynamo.Engine engine) {
-        patched = client(engine.moto());
-        reference.reset();
+        patched = PatchReference.unretried(engine.moto());
+        moto = REFERENCE.reset();
         new TableCreator(moto).createAll(engine.tables());
         authorisations = engine.tables().authorisations();
         for (DynamoDbClient dynamo : List.of(patched, moto)) {
@@ -99,13 +78,13 @@ class GsiIndexPatchTest {
     @AfterEach
     void theIndexNeverFellOutOfStep(LocalDynamo.Engine engine) throws Exception {
         patched.close();
-        assertThat(Files.readString(log(engine.moto()))).doesNotContain("out of step").doesNotContain("CHECK FAILED");
+        assertThat(Files.readString(REFERENCE.log(engine.moto()))).doesNotContain("out of step").doesNotContain("CHECK FAILED");
     }
 
     @Test
     void theTestsEngineAnswersFromTheIndexAndTheReferenceScans(LocalDynamo.Engine engine) throws Exception {
-        assertThat(Files.readString(log(engine.moto()))).contains("index_patch: GSI queries read a maintained index");
-        assertThat(Files.readString(log(reference))).contains("index_patch: disabled (RECONCILER_GSI_PATCH=off)");
+        assertThat(Files.readString(REFERENCE.log(engine.moto()))).contains("index_patch: GSI queries read a maintained index");
+        assertThat(Files.readString(REFERENCE.ownLog())).contains("index_patch: disabled (RECONCILER_GSI_PATCH=off)");
     }
 
     @Test
@@ -338,19 +317,6 @@ class GsiIndexPatchTest {
     private static List<Object> comparable(QueryResponse response) {
         return List.of(response.items(), response.count(), response.scannedCount(),
                 response.hasLastEvaluatedKey() ? response.lastEvaluatedKey() : "no LastEvaluatedKey");
-    }
-
-    private static DynamoDbClient client(MotoServer engine) {
-        // No retries: a retried write would be applied, and compared, twice.
-        return LocalClients.dynamo(engine.endpoint())
-                .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
-                .build();
-    }
-
-    private static Path log(MotoServer engine) {
-        String name = "moto-" + engine.port() + ".log";
-        Path shared = LocalDynamo.buildDir().resolve("moto").resolve(name);
-        return Files.exists(shared) ? shared : LocalDynamo.buildDir().resolve("moto-gsi-reference").resolve(name);
     }
 
     private static void createItemsTable(DynamoDbClient dynamo) {

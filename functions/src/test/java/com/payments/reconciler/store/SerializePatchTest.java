@@ -1,23 +1,18 @@
 package com.payments.reconciler.store;
 
-import com.payments.reconciler.local.LocalClients;
-import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.testing.LocalDynamo;
+import com.payments.reconciler.testing.PatchReference;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
@@ -44,31 +39,16 @@ class SerializePatchTest {
 
     private static final String ITEMS = "test-serialize-items";
 
-    private static MotoServer reference;
-    private static DynamoDbClient referenceClient;
+    @RegisterExtension
+    static final PatchReference REFERENCE = new PatchReference("moto-serialize-reference", "RECONCILER_SERIALIZE_PATCH");
+
+    private DynamoDbClient referenceClient;
     private DynamoDbClient patched;
-
-    @BeforeAll
-    static void startReference() {
-        reference = MotoServer.start(LocalDynamo.buildDir().resolve("moto-serialize-reference"), Optional.empty(),
-                Map.of("RECONCILER_SERIALIZE_PATCH", "off"));
-        referenceClient = client(reference);
-    }
-
-    @AfterAll
-    static void stopReference() {
-        if (referenceClient != null) {
-            referenceClient.close();
-        }
-        if (reference != null) {
-            reference.close();
-        }
-    }
 
     @BeforeEach
     void sameItemsOnBothEngines(LocalDynamo.Engine engine) {
-        patched = client(engine.moto());
-        reference.reset();
+        patched = PatchReference.unretried(engine.moto());
+        referenceClient = REFERENCE.reset();
         for (DynamoDbClient dynamo : List.of(patched, referenceClient)) {
             dynamo.createTable(b -> b.tableName(ITEMS).billingMode(BillingMode.PAY_PER_REQUEST)
                     .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH), k -> k.attributeName("sk").keyType(KeyType.RANGE))
@@ -83,8 +63,8 @@ class SerializePatchTest {
 
     @Test
     void theTestsEngineHasThePatchAndTheReferenceHasNot(LocalDynamo.Engine engine) throws Exception {
-        assertThat(Files.readString(log(engine.moto()))).contains("serialize_patch: Query, Scan, GetItem and BatchGetItem answers");
-        assertThat(Files.readString(log(reference))).contains("serialize_patch: disabled (RECONCILER_SERIALIZE_PATCH=off)");
+        assertThat(Files.readString(REFERENCE.log(engine.moto()))).contains("serialize_patch: Query, Scan, GetItem and BatchGetItem answers");
+        assertThat(Files.readString(REFERENCE.ownLog())).contains("serialize_patch: disabled (RECONCILER_SERIALIZE_PATCH=off)");
     }
 
     @Test
@@ -160,17 +140,5 @@ class SerializePatchTest {
         } catch (DynamoDbException e) {
             return e.awsErrorDetails().errorCode() + ": " + e.awsErrorDetails().errorMessage();
         }
-    }
-
-    private static DynamoDbClient client(MotoServer engine) {
-        return LocalClients.dynamo(engine.endpoint())
-                .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
-                .build();
-    }
-
-    private static Path log(MotoServer engine) {
-        String name = "moto-" + engine.port() + ".log";
-        Path shared = LocalDynamo.buildDir().resolve("moto").resolve(name);
-        return Files.exists(shared) ? shared : LocalDynamo.buildDir().resolve("moto-serialize-reference").resolve(name);
     }
 }

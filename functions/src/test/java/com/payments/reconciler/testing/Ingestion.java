@@ -1,5 +1,7 @@
 package com.payments.reconciler.testing;
 
+import java.time.Clock;
+import java.util.Optional;
 import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.ingest.EventIngestion;
 import com.payments.reconciler.ingest.IngestOutcome;
@@ -58,7 +60,7 @@ public final class Ingestion {
      */
     public IngestOutcome end(String id, String type, Instant at) {
         EventIngestion events = new EventIngestion(new EventDecoder(), new IngestionDecision(shards),
-                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)));
+                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
         IngestOutcome outcome = events.ingest("""
                 {"version":1,"type":"%s","eventId":"evt-end-%s","authorisationId":"%s","endedAt":"%s"}"""
                 .formatted(type, id, id, at));
@@ -71,13 +73,13 @@ public final class Ingestion {
     /** Any event body through the real ingestion path (decoder, decision, conditional writes). */
     public IngestOutcome ingest(String body) {
         return new EventIngestion(new EventDecoder(), new IngestionDecision(shards),
-                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7))).ingest(body);
+                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC()).ingest(body);
     }
 
     /** The platform's {@code feed.watermark} for the settlement feed, through the real ingestion path. */
     public IngestOutcome watermark(String eventId, Instant watermark) {
         EventIngestion events = new EventIngestion(new EventDecoder(), new IngestionDecision(shards),
-                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)));
+                new IngestStore(dynamo, tables.authorisations(), tables.settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
         return events.ingest("""
                 {"version":1,"type":"feed.watermark","eventId":"%s","feed":"settlements","watermark":"%s"}"""
                 .formatted(eventId, watermark));

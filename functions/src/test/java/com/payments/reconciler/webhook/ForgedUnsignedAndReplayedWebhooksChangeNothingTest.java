@@ -12,6 +12,7 @@ import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.workflow.EmfMetrics;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -43,6 +44,9 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
     private static final String OTHER_KEY = "0000000000000000000000000000000000000000000000000000000000000001";
+    /** The payment every command here cancels: its providerReference, and the notifications' originalReference. */
+    static final String PAYMENT = "PAYMENTPSP000001";
+    static final String MERCHANT = "TestMerchant";
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-06T03:00:00Z"), ZoneOffset.UTC);
 
     private DynamoDbClient dynamo;
@@ -57,7 +61,7 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
         commands = engine.tables().releaseCommands();
         ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
                 new IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(3)),
-                java.util.Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)));
+                java.util.Optional.of(new ProviderOutcomes(dynamo, commands, Backoff.standard(3), CLOCK)), Clock.systemUTC());
         command("auth-1", ReleaseCommands.STATUS_ACKNOWLEDGED, "CANCELPSP0000001");
         command("auth-2", ReleaseCommands.STATUS_PENDING, null);
     }
@@ -70,7 +74,8 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
                 ReleaseCommands.AMOUNT_MINOR, AttributeValue.fromN("1250"),
                 ReleaseCommands.CURRENCY, AttributeValue.fromS("EUR"),
                 ReleaseCommands.CREATED_AT, AttributeValue.fromN("1764990000000"),
-                ReleaseCommands.ATTEMPTS, AttributeValue.fromN("1")));
+                ReleaseCommands.ATTEMPTS, AttributeValue.fromN("1"),
+                ReleaseCommands.PROVIDER_REFERENCE, AttributeValue.fromS(PAYMENT)));
         if (requestReference != null) {
             item.put(ReleaseCommands.REQUEST_REFERENCE, AttributeValue.fromS(requestReference));
         } else {
@@ -126,7 +131,7 @@ class ForgedUnsignedAndReplayedWebhooksChangeNothingTest {
     }
 
     private List<String> scenario(Supplier<NotificationVerifier> verifier) {
-        AdyenWebhookReceiver receiver = new AdyenWebhookReceiver(verifier, queue::add, new EmfMetrics(CLOCK, "AdyenWebhook", logs::add));
+        AdyenWebhookReceiver receiver = new AdyenWebhookReceiver(verifier, queue::add, new EmfMetrics(CLOCK, "AdyenWebhook", logs::add), MERCHANT);
         String genuine = notification("auth-1", "CANCELPSP0000001", true, KEY);
         AdyenWebhookReceiver.Response first = receiver.receive(genuine);
         assertThat(first).isEqualTo(new AdyenWebhookReceiver.Response(200, "[accepted]"));

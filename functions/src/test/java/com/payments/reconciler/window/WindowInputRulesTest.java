@@ -51,6 +51,30 @@ class WindowInputRulesTest {
                 .hasMessageContaining("9999-12-31");
     }
 
+    /** The execution input, the night the first task resolves and a CLI flag accept exactly the same window ids. */
+    @ParameterizedTest
+    @NullAndEmptySource
+    @ValueSource(strings = {"2026-12-01", "2000-01-01", "9999-12-31", "1999-12-31", "2026-2-1", "2026-02-30", "+10000-01-01",
+            "2026-12-01T00:00", " 2026-12-01"})
+    void theInputAndTheNightAcceptTheWindowIdsAFlagAccepts(String text) {
+        String verdict = verdict(() -> WindowId.parse(text, "windowId"));
+        assertThat(verdict(() -> new ExecutionInput(text, false))).as("execution input").isEqualTo(verdict);
+        assertThat(verdict(() -> new NightWindow(text, START, START.minus(GRACE), GRACE, false, 4))).as("night")
+                .isEqualTo(verdict);
+        if (text == null) {
+            assertThat(verdict).isEqualTo("windowId: required, a date YYYY-MM-DD");
+        }
+    }
+
+    private static String verdict(Runnable construct) {
+        try {
+            construct.run();
+            return "accepted";
+        } catch (InvalidInput e) {
+            return e.getMessage();
+        }
+    }
+
     @ParameterizedTest
     @NullAndEmptySource
     @ValueSource(strings = {"  "})

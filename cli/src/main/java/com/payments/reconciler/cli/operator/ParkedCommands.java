@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -197,6 +198,18 @@ public final class ParkedCommands {
      * carries no lease: no worker reads or writes a parked command, and the condition is the parked state as read.
      */
     public Resolve resolve(String operationId, Resolution as, String note, String caller, Instant now) {
+        return resolve(operationId, as, note, Optional.empty(), caller, now);
+    }
+
+    /**
+     * As {@link #resolve(String, Resolution, String, String, Instant)}; a released hold's {@code providerReference} (the
+     * provider's id for the release, as its dashboard shows it) is stored as the command's provider reference, where a
+     * delivered command keeps the provider's answer, instead of the resolution's summary.
+     */
+    public Resolve resolve(String operationId, Resolution as, String note, Optional<String> providerReference, String caller, Instant now) {
+        if (providerReference.isPresent() && as != Resolution.RELEASED) {
+            throw new IllegalArgumentException("--provider-reference goes with --as released only (a hold not released has no release reference)");
+        }
         Map<String, AttributeValue> item = existing(operationId);
         String status = Attr.stringOr(item, ReleaseCommands.STATUS, "MISSING");
         if (alreadyResolvedSo(item, as, note)) {
@@ -206,7 +219,7 @@ public final class ParkedCommands {
         if (!ReleaseCommands.PARKED.contains(status) || !item.containsKey(ReleaseCommands.ENDED_AT) || !item.containsKey(ReleaseCommands.ENDED_EPOCH)) {
             return new Resolve.NotParked(operationId, status);
         }
-        String detail = "resolved by " + caller + " as " + as.flag() + " (was " + status + "): " + note;
+        String detail = providerReference.orElse("resolved by " + caller + " as " + as.flag() + " (was " + status + "): " + note);
         try {
             dynamo.updateItem(b -> b.tableName(table)
                     .key(Map.of(ReleaseCommands.OPERATION_ID, s(operationId)))

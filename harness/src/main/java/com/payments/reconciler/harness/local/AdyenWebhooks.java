@@ -88,6 +88,7 @@ public final class AdyenWebhooks {
     public Result run(LocalIngestQueue queue, java.util.function.Supplier<Map<String, Long>> writes) {
         AdyenFake adyen = pipeline.adyen().orElseThrow(() -> new IllegalStateException("the webhook phase is for --provider adyen only"));
         AdyenWebhookHandler receiver = pipeline.adyenWebhookHandler(queue.url());
+        String authorization = pipeline.adyenWebhookAuthorization();
         LongSupplier writesSoFar = () -> writes.get().entrySet().stream().filter(e -> WRITE_OPERATIONS.contains(e.getKey()))
                 .mapToLong(Map.Entry::getValue).sum();
         long writesBefore = writesSoFar.getAsLong();
@@ -100,7 +101,7 @@ public final class AdyenWebhooks {
         while (rounds < plan.rounds() && adyen.outstanding() > 0) {
             rounds++;
             clock.advance(plan.delay());
-            AdyenFake.Sent sent = adyen.deliverWebhooks(body -> post(receiver, body), plan.delay().toMillis(), plan.duplicateRate(),
+            AdyenFake.Sent sent = adyen.deliverWebhooks(body -> post(receiver, authorization, body), plan.delay().toMillis(), plan.duplicateRate(),
                     plan.forgeOne() && forged == 0);
             notifications += sent.notifications();
             duplicates += sent.duplicates();
@@ -140,10 +141,11 @@ public final class AdyenWebhooks {
     }
 
     /** One POST to the function URL, as Lambda hands it to the receiver (payload format 2.0); the receiver's HTTP status. */
-    private static int post(AdyenWebhookHandler receiver, String body) {
+    private static int post(AdyenWebhookHandler receiver, String authorization, String body) {
         ObjectNode event = Json.mapper().createObjectNode().put("version", "2.0").put("rawPath", "/").put("body", body)
                 .put("isBase64Encoded", false);
-        event.putObject("headers").put("content-type", "application/json");
+        // Payload 2.0 gives header names in lower case; Adyen sends the webhook's basic-auth credentials with each request.
+        event.putObject("headers").put("content-type", "application/json").put("authorization", authorization);
         event.putObject("requestContext").putObject("http").put("method", "POST").put("path", "/");
         try {
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();

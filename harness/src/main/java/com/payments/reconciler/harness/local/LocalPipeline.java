@@ -163,6 +163,9 @@ public final class LocalPipeline implements AutoCloseable {
     static final String ADYEN_TEST_HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
     /** The merchant account the local Adyen cancels name (the fake refuses any other, as Adyen does with errorCode 901). */
     public static final String ADYEN_MERCHANT_ACCOUNT = "LocalMerchantECOM";
+    /** The webhook's basic-auth credentials the receiver's secret holds and the harness's posts carry: test values. */
+    static final String ADYEN_WEBHOOK_USERNAME = "local-adyen-webhook";
+    static final String ADYEN_WEBHOOK_PASSWORD = "local-adyen-webhook-password";
     /** The webhook HMAC key's secret, as the stack names it: {@code {providerSecretName}-adyen-webhook-hmac}. */
     static final String WEBHOOK_HMAC_SECRET_NAME = "local-provider-api-key-adyen-webhook-hmac";
     /** The Adyen fake's seed (its shuffles and duplicates): fixed, so a local Adyen night is the same for the same data. */
@@ -245,8 +248,11 @@ public final class LocalPipeline implements AutoCloseable {
         providerSecretArn = putProviderSecret(sandboxes.map(TemplateHosting::providerSecretName).orElse(PROVIDER_SECRET_NAME));
         if (adyenChosen()) {
             try (SecretsManagerClient secrets = operatorAws.secrets()) {
-                webhookSecretArn = secrets.createSecret(b -> b.name(WEBHOOK_HMAC_SECRET_NAME)
-                        .secretString("{\"" + com.payments.reconciler.webhook.WebhookKey.SECRET_FIELD + "\":\"" + ADYEN_TEST_HMAC_KEY + "\"}")).arn();
+                String secret = com.payments.reconciler.workflow.Json.mapper().createObjectNode()
+                        .put(com.payments.reconciler.webhook.WebhookKey.SECRET_FIELD, ADYEN_TEST_HMAC_KEY)
+                        .put(com.payments.reconciler.webhook.WebhookKey.USERNAME_FIELD, ADYEN_WEBHOOK_USERNAME)
+                        .put(com.payments.reconciler.webhook.WebhookKey.PASSWORD_FIELD, ADYEN_WEBHOOK_PASSWORD).toString();
+                webhookSecretArn = secrets.createSecret(b -> b.name(WEBHOOK_HMAC_SECRET_NAME).secretString(secret)).arn();
             }
         }
     }
@@ -476,6 +482,12 @@ public final class LocalPipeline implements AutoCloseable {
         Map<String, String> env = new HashMap<>(handlerEnvironment());
         env.put(EnvVars.INGEST_QUEUE_URL, ingestQueueUrl);
         return new com.payments.reconciler.webhook.AdyenWebhookHandler(new HandlerEnvironment(env, handlerAws, options.clock()));
+    }
+
+    /** The {@code Authorization} header Adyen sends with each notification: basic auth with the webhook's credentials. */
+    public String adyenWebhookAuthorization() {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString((ADYEN_WEBHOOK_USERNAME + ":" + ADYEN_WEBHOOK_PASSWORD)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** The provider's own record of every release it performed, whichever key, as the auditor reads it. */

@@ -868,7 +868,9 @@ public final class SimulatedProvider implements AutoCloseable {
         private static String randomKey() {
             byte[] key = new byte[24];
             new SecureRandom().nextBytes(key);
-            return HexFormat.of().formatHex(key);
+            // A Stripe test-mode secret key's form (the Stripe adapter refuses any other before a request); any bearer
+            // string to the generic contract.
+            return "sk_test_" + HexFormat.of().formatHex(key);
         }
     }
 }

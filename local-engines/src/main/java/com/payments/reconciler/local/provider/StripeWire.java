@@ -56,10 +56,10 @@ public final class StripeWire {
 
     /** A PaymentIntent object in {@code status}; a cancelled one with its reason and time (Unix seconds). */
     static ObjectNode paymentIntent(String id, String status, String cancellationReason, Long canceledAtSeconds) {
-        // The fake knows no amounts (the commands carry them, not the events it was started with): the amount fields are left out.
+        // The fake knows no amounts or currencies (the commands carry them, not the events it was started with): the amount
+        // fields and currency are left out, and the adapter compares them only when present, as Stripe always sends them.
         ObjectNode intent = JSON.createObjectNode().put("id", id).put("object", "payment_intent")
                 .put("capture_method", "manual")
-                .put("currency", "eur")
                 .put("livemode", false)
                 .put("status", status);
         if (canceledAtSeconds == null) {
