@@ -150,6 +150,10 @@ final class ChaosCommand implements Callable<Integer> {
         com.payments.reconciler.workflow.ProviderKeyRetention retention = LocalCommand.keyRetention(providerKeyRetention)
                 .orElse(com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT);
         com.payments.reconciler.delivery.ProviderAdapters.Adapter adapter = LocalCommand.adapter(provider, java.util.Optional.of(retention));
+        if (adapter == com.payments.reconciler.delivery.ProviderAdapters.Adapter.ADYEN) {
+            // The schedules' provider faults, throttles and mutants act on the simulated provider, which an Adyen night does not talk to.
+            throw new IllegalArgumentException("--provider: chaos runs generic-http | stripe; adyen is run by local --provider adyen, was 'adyen'");
+        }
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         PrintWriter console = json ? spec.commandLine().getErr() : out;
         ChaosCampaign campaign = new ChaosCampaign(workDir, mutant, rates, dumpState, line -> {

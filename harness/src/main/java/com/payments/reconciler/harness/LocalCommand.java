@@ -124,8 +124,9 @@ final class LocalCommand implements Callable<Integer> {
     String providerKeyRetention;
 
     @Option(names = "--provider", paramLabel = "ADAPTER", description = "The provider adapter DeliverCommands talks through, "
-            + "as the stack context provider sets it: generic-http (the default) or stripe; the simulated provider speaks both "
-            + "(Stripe's /v1/payment_intents format with its idempotency semantics).")
+            + "as the stack context provider sets it: generic-http (the default), stripe (the simulated provider speaks both; "
+            + "Stripe's /v1/payment_intents format with its idempotency semantics) or adyen (the Adyen fake; after the night the "
+            + "harness delivers its CANCELLATION webhooks to the receiver and drains ingestion before the audit; in-process only).")
     String provider;
 
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/local-run", description = "Engine logs (default: ${DEFAULT-VALUE}).")
@@ -158,7 +159,12 @@ final class LocalCommand implements Callable<Integer> {
         }
         LocalFaults parsed = LocalFaults.parse(faults, seed);
         Optional<EventsFile> ownEvents = ownEvents();
-        boolean needsInProcess = chosen == LocalRun.Scenario.FAILOVER || !parsed.dynamo().isEmpty();
+        ProviderAdapters.Adapter adapter = adapter(provider, keyRetention(providerKeyRetention));
+        if (adapter == ProviderAdapters.Adapter.ADYEN) {
+            requireAdyenCompatible(chosen, parsed, engine);
+        }
+        // The Adyen night's receiver and merchant account are not in the default synthesised template: in-process only.
+        boolean needsInProcess = chosen == LocalRun.Scenario.FAILOVER || !parsed.dynamo().isEmpty() || adapter == ProviderAdapters.Adapter.ADYEN;
         LocalPipeline.Hosting hosting = switch (engine == null ? (needsInProcess ? "in-process" : "lambda-sandboxes") : engine) {
             case "lambda-sandboxes" -> LocalPipeline.Hosting.sandboxes();
             case "in-process" -> LocalPipeline.Hosting.IN_PROCESS;
@@ -167,7 +173,7 @@ final class LocalCommand implements Callable<Integer> {
         LocalRun.Options options = new LocalRun.Options(windowId, config,
                 new SyntheticData(authorisations, settledFraction, 0.05, seed), chosen, Optional.ofNullable(dumpState),
                 workDir, parsed.dynamo(), parsed.provider(), false, hosting, quota(providerQuota, providerConcurrency), ownEvents,
-                keyRetention(providerKeyRetention), adapter(provider, keyRetention(providerKeyRetention)));
+                keyRetention(providerKeyRetention), adapter);
         // Last of the checks, the only one that touches the disk: nothing is created for a command line refused otherwise.
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         LocalRun.Outcome outcome = new LocalRun(options, line -> {
@@ -196,10 +202,6 @@ final class LocalCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--provider: " + e.getMessage());
         }
-        if (adapter == ProviderAdapters.Adapter.ADYEN) {
-            // The adapter is deployable (provider=adyen), but the local runs have no Adyen fake and webhook path yet.
-            throw new IllegalArgumentException("--provider: adyen has no local fake yet; accepted here: generic-http | stripe, was 'adyen'");
-        }
         // As the stack refuses it: a retention past the provider's documented pruning would re-send blindly after it.
         adapter.documentedKeyRetention().ifPresent(documented -> retention.ifPresent(r -> {
             if (r.retention().compareTo(documented) > 0) {
@@ -208,6 +210,25 @@ final class LocalCommand implements Callable<Integer> {
             }
         }));
         return adapter;
+    }
+
+    /**
+     * What a local Adyen night cannot take: the lost-response scenario and the provider faults act on the simulated provider,
+     * which the Adyen adapter does not talk to; the sandboxes run the default template, which has no webhook receiver.
+     */
+    static void requireAdyenCompatible(LocalRun.Scenario scenario, LocalFaults faults, String engine) {
+        if (scenario == LocalRun.Scenario.PROVIDER_LOST_RESPONSE) {
+            throw new IllegalArgumentException("--scenario: provider-lost-response acts on the simulated provider; with --provider adyen "
+                    + "accepted: failover, duplicate-start, ended-after-decision, settlement-feed-outage, dead-lettered-settlement");
+        }
+        ProviderFaults f = faults.provider();
+        if (f.performThenDrop() > 0 || f.error5xx() > 0 || f.slow() > 0 || f.malformed() > 0) {
+            throw new IllegalArgumentException("--faults: provider-* faults act on the simulated provider; with --provider adyen only ddb-* are accepted");
+        }
+        if ("lambda-sandboxes".equals(engine)) {
+            throw new IllegalArgumentException("--engine: lambda-sandboxes cannot run --provider adyen (the synthesised template is the "
+                    + "default stack's, without the webhook receiver); use in-process (the default with --provider adyen)");
+        }
     }
 
     /** {@code --nights N} with N > 1: the series on one moved clock (MultiNightRun). */
@@ -358,8 +379,15 @@ final class LocalCommand implements Callable<Integer> {
 
     private static void printSummary(PrintWriter out, RunReport r, boolean dryRun) {
         out.println();
-        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s%n", r.window(), r.execution().name(),
-                r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine());
+        out.printf("window %s  execution %s  %s  (duplicate starts suppressed: %d)  engine %s  provider %s%n", r.window(), r.execution().name(),
+                r.execution().status(), r.execution().duplicateStartsSuppressed(), r.engine(), r.provider().adapter());
+        RunReport.Webhooks webhooks = r.provider().webhooks();
+        if (webhooks != null) {
+            out.printf(java.util.Locale.ROOT, "adyen webhooks: %d rounds, %,d notifications (+%,d duplicates, %d forged), %,d not answered 200, "
+                            + "%,d outstanding; %,d provider.outcome events ingested, %.3f DynamoDB writes per event; %,d REJECTED, %,d left ACKNOWLEDGED%n",
+                    webhooks.rounds(), webhooks.notifications(), webhooks.duplicates(), webhooks.forged(), webhooks.refusedByReceiver(),
+                    webhooks.outstanding(), webhooks.outcomeEvents(), webhooks.writesPerEvent(), webhooks.rejected(), webhooks.acknowledgedLeft());
+        }
         for (var earlier : r.executions().subList(0, r.executions().size() - 1)) {
             out.printf("  earlier execution %s  %s%s  decided %,d  fenced refusals %,d%n", earlier.name(), earlier.status(),
                     earlier.error() == null ? "" : " (" + earlier.error() + ")", earlier.candidates(), earlier.fencedRefusals());

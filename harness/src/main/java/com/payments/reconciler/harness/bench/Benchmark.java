@@ -8,7 +8,6 @@ import com.payments.reconciler.cli.operator.ExecutionFollower;
 import com.payments.reconciler.harness.local.LocalPipeline;
 import com.payments.reconciler.harness.local.LocalRun;
 import com.payments.reconciler.harness.local.SyntheticData;
-import com.payments.reconciler.local.provider.PerformedRelease;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.window.NightWindow;
 import com.payments.reconciler.window.StartResult;
@@ -63,12 +62,24 @@ public final class Benchmark {
     private final Settings settings;
     private final Consumer<String> console;
     private final Clock wall;
+    /** The handlers' clock: the wall's, moved only by an Adyen window's webhook rounds (after the window is timed). */
+    private final com.payments.reconciler.harness.local.ShiftableClock clock;
+    /** The in-process handlers' DynamoDB requests by operation: an Adyen window's webhook path is costed from it. */
+    private final com.payments.reconciler.harness.local.RequestCounter writes = new com.payments.reconciler.harness.local.RequestCounter();
 
     public Benchmark(Settings settings, Consumer<String> console, Clock wall) {
         this.settings = settings;
         this.console = console;
         this.wall = wall;
+        this.clock = new com.payments.reconciler.harness.local.ShiftableClock(wall);
     }
+
+    /**
+     * The bench's Adyen webhook rounds: no delay (the window is already timed, and nothing is gained by moving the clock),
+     * 20 % duplicated, one forged copy, at most 5 rounds.
+     */
+    static final com.payments.reconciler.harness.local.AdyenWebhooks.Plan WEBHOOKS =
+            new com.payments.reconciler.harness.local.AdyenWebhooks.Plan(5, java.time.Duration.ZERO, 0.2, true);
 
     /** A quota no local window reaches (moto delivers ≈ 100 commands/s), so delivery runs at the engines' pace. */
     static final ProviderQuota UNCONSTRAINING_QUOTA = new ProviderQuota(10_000, 1_000);
@@ -78,7 +89,7 @@ public final class Benchmark {
         IngestionLedger ingestionLedger = new IngestionLedger();
         WindowConfig config = WindowConfig.defaults();
         // The windows measure the job on the local engines, not a provider's quota: configured far above what moto sustains.
-        LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), wall, false, List.of(ledger, ingestionLedger),
+        LocalPipeline.Options options = new LocalPipeline.Options(settings.workDir(), clock, false, List.of(ledger, ingestionLedger, writes),
                 ProviderFaults.NONE, config.toEnvironment()).withEnv(UNCONSTRAINING_QUOTA.environment())
                 .withEnv(Map.of(EnvVars.PROVIDER_ADAPTER, settings.adapter().contextValue()));
         Measured measured;
@@ -150,10 +161,10 @@ public final class Benchmark {
         console.accept(String.format("window of %,d candidates: loading", size));
         SyntheticData.Expected expected;
         try (DynamoDbClient loader = BenchClients.dynamo(pipeline.moto().endpoint(), List.of())) {
-            expected = data.load(loader, pipeline.tables(), input.cutoff(), input.shards());
+            expected = data.load(loader, pipeline.tables(), input.cutoff(), input.shards(), LocalRun.providerReferences(settings.adapter()));
         }
         pipeline.settlementFeedComplete();
-        data.settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
+        data.settledIds(input.cutoff()).forEach(pipeline::capture);
         pipeline.writeLog().clear();
         InvocationProbe probe = new InvocationProbe(() -> pipeline.writeLog().clear());
         pipeline.hook(probe);
@@ -174,18 +185,30 @@ public final class Benchmark {
         long released = summary.path("reconcile").path("releaseRequested").asLong();
         long settled = summary.path("reconcile").path("skippedSettled").asLong();
         long delivered = summary.path("delivery").path("delivered").asLong();
+        RequestLedger.Snapshot requests = ledger.snapshot();
+        com.payments.reconciler.harness.report.RunReport.Webhooks webhooks = null;
+        if (pipeline.adyen().isPresent()) {
+            // Acknowledged by the night, DELIVERED by their CANCELLATION notifications: delivered is counted in the table after them.
+            try (com.payments.reconciler.harness.ingest.LocalIngestQueue queue = com.payments.reconciler.harness.ingest.LocalIngestQueue.create(
+                    pipeline.engineEndpoint(), "local-", LocalRun.localMapping(LocalPipeline.Hosting.IN_PROCESS))) {
+                webhooks = new com.payments.reconciler.harness.local.AdyenWebhooks(pipeline, clock, wall, WEBHOOKS, console)
+                        .run(queue, writes::byOperation).webhooks();
+            }
+            delivered = com.payments.reconciler.harness.local.OutboxTally.of(com.payments.reconciler.audit.StoreSnapshot.scan(pipeline.dynamo(),
+                    pipeline.tables()), window.toString()).delivered();
+        }
         boolean complete = followed.succeeded() && decided == expected.due() && released == expected.releasable() && delivered == released;
         Map<LambdaFunction, Integer> invocations = pipeline.invocationCounts();
         long workflowInvocations = invocations.entrySet().stream().filter(e -> e.getKey().invokedByWorkflow())
                 .mapToLong(Map.Entry::getValue).sum();
-        long providerCalls = pipeline.provider().effects().stream().mapToLong(e -> e.requests()).sum();
-        List<Long> releasedAt = pipeline.provider().releases().stream().map(PerformedRelease::performedAt).sorted().toList();
+        long providerCalls = pipeline.providerRequests();
+        List<Long> releasedAt = pipeline.providerReleases().stream().map(com.payments.reconciler.audit.ProviderRelease::performedAt).sorted().toList();
         double deliveredPerSecond = releasedAt.size() < 2 || releasedAt.getLast().equals(releasedAt.getFirst()) ? 0
                 : (releasedAt.size() - 1) * 1000.0 / (releasedAt.getLast() - releasedAt.getFirst());
         String error = followed.succeeded() ? "" : followed.error().orElse("") + ": " + followed.cause().orElse("")
                 + lastTaskFailure(followed);
         ScaleRun run = new ScaleRun(size, followed.status().toString(), complete, error, decided, released, settled, delivered, providerCalls,
-                deliveredPerSecond, seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), ledger.snapshot(),
+                deliveredPerSecond, seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), requests,
                 probe.pageHeap(), loadBefore, loadAfter);
         console.accept(String.format("  %s in %.1f s: %,d decided, %,d released, %,d delivered; %d state transitions, %d workflow "
                         + "invocations, %,d DynamoDB requests%s", run.status(), seconds, decided, released, delivered,
@@ -196,6 +219,12 @@ public final class Benchmark {
         }
         console.accept(String.format(Locale.ROOT, "    provider (%s adapter): %,d requests, %.3f per released hold",
                 settings.adapter().contextValue(), providerCalls, providerCalls / (double) Math.max(1, released)));
+        if (webhooks != null) {
+            console.accept(String.format(Locale.ROOT, "    webhook path: %,d notifications (+%,d duplicates, %d forged) in %d rounds, %,d provider.outcome "
+                            + "events ingested, %,d DynamoDB writes, %.3f per event; %,d left ACKNOWLEDGED", webhooks.notifications(),
+                    webhooks.duplicates(), webhooks.forged(), webhooks.rounds(), webhooks.outcomeEvents(), webhooks.dynamodbWrites(),
+                    webhooks.writesPerEvent(), webhooks.acknowledgedLeft()));
+        }
         console.accept(String.format(Locale.ROOT, "    %.3f requests, %.2f WRU and %.3f RRU per released hold; page heap peak %.0f MB, "
                         + "live %.0f MB; system load average %.1f → %.1f", run.requestsPerRelease(),
                 (double) run.requests().writeRequestUnits() / Math.max(1, released), run.requests().readRequestUnits() / Math.max(1, released),

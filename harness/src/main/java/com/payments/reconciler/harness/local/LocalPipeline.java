@@ -7,6 +7,7 @@ import com.payments.reconciler.harness.aws.AwsCallRecorder;
 import com.payments.reconciler.harness.aws.SynthesizedTemplate;
 import com.payments.reconciler.local.moto.MotoServer;
 import com.payments.reconciler.local.moto.WriteLog;
+import com.payments.reconciler.local.provider.AdyenFake;
 import com.payments.reconciler.local.provider.ProviderFaults;
 import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.local.provider.SimulatedProvider;
@@ -14,6 +15,7 @@ import com.payments.reconciler.store.AwsClients;
 import com.payments.reconciler.store.TableCreator;
 import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.testing.LocalAwsClients;
+import com.payments.reconciler.delivery.ProviderAdapters;
 import com.payments.reconciler.workflow.EnvVars;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.LambdaFunction;
@@ -148,6 +150,27 @@ public final class LocalPipeline implements AutoCloseable {
     private final LambdaService lambda;
     private final MotoServer moto;
     private final SimulatedProvider provider;
+    /**
+     * Present when the night talks through the Adyen adapter ({@link EnvVars#PROVIDER_ADAPTER} {@code adyen}): the Adyen fake
+     * answers DeliverCommands' cancels and holds their CANCELLATION notifications until the harness delivers them
+     * ({@link AdyenWebhooks}). Replaced on {@link #reset()}: the fake has no reset of its own.
+     */
+    private volatile Optional<AdyenFake> adyen = Optional.empty();
+    /**
+     * The Adyen fake's HMAC key, and what the receiver's secret holds: a test value (the functions module's webhook tests
+     * use the same), never a merchant's key; the fake signs with it and the receiver verifies with it, meeting only on the wire.
+     */
+    static final String ADYEN_TEST_HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
+    /** The merchant account the local Adyen cancels name (the fake refuses any other, as Adyen does with errorCode 901). */
+    public static final String ADYEN_MERCHANT_ACCOUNT = "LocalMerchantECOM";
+    /** The webhook's basic-auth credentials the receiver's secret holds and the harness's posts carry: test values. */
+    static final String ADYEN_WEBHOOK_USERNAME = "local-adyen-webhook";
+    static final String ADYEN_WEBHOOK_PASSWORD = "local-adyen-webhook-password";
+    /** The webhook HMAC key's secret, as the stack names it: {@code {providerSecretName}-adyen-webhook-hmac}. */
+    static final String WEBHOOK_HMAC_SECRET_NAME = "local-provider-api-key-adyen-webhook-hmac";
+    /** The Adyen fake's seed (its shuffles and duplicates): fixed, so a local Adyen night is the same for the same data. */
+    static final long ADYEN_SEED = 30;
+    private String webhookSecretArn;
     /** The local tables' names: the logical names with a prefix. */
     public static final TableNames TABLES = TableNames.withPrefix("local-");
     static final String PROVIDER_SECRET_NAME = "local-provider-api-key";
@@ -208,6 +231,7 @@ public final class LocalPipeline implements AutoCloseable {
         }
         LocalPipeline pipeline = new LocalPipeline(options, lambda, moto, provider, sandboxes);
         try {
+            pipeline.startAdyenIfChosen();
             pipeline.provision();
             pipeline.registerHandlers();
             return pipeline;
@@ -223,6 +247,15 @@ public final class LocalPipeline implements AutoCloseable {
         stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), machineName);
         providerSecretArn = putProviderSecret(sandboxes.map(TemplateHosting::providerSecretName).orElse(PROVIDER_SECRET_NAME));
         createLocalDeadLetterQueue();
+        if (adyenChosen()) {
+            try (SecretsManagerClient secrets = operatorAws.secrets()) {
+                String secret = com.payments.reconciler.workflow.Json.mapper().createObjectNode()
+                        .put(com.payments.reconciler.webhook.WebhookKey.SECRET_FIELD, ADYEN_TEST_HMAC_KEY)
+                        .put(com.payments.reconciler.webhook.WebhookKey.USERNAME_FIELD, ADYEN_WEBHOOK_USERNAME)
+                        .put(com.payments.reconciler.webhook.WebhookKey.PASSWORD_FIELD, ADYEN_WEBHOOK_PASSWORD).toString();
+                webhookSecretArn = secrets.createSecret(b -> b.name(WEBHOOK_HMAC_SECRET_NAME).secretString(secret)).arn();
+            }
+        }
     }
 
     /**
@@ -259,6 +292,24 @@ public final class LocalPipeline implements AutoCloseable {
         }
     }
 
+    /** Whether the night talks through the Adyen adapter (the handlers' environment says so, as the stack context does). */
+    private boolean adyenChosen() {
+        return ProviderAdapters.Adapter.ADYEN.contextValue().equals(options.env().get(EnvVars.PROVIDER_ADAPTER));
+    }
+
+    /** The Adyen fake, on the handlers' clock, with the API key the provider secret holds. */
+    private void startAdyenIfChosen() {
+        if (adyenChosen()) {
+            if (sandboxes.isPresent()) {
+                // The synthesised template is the default stack's: no receiver, no merchant account in DeliverCommands' environment.
+                throw new IllegalArgumentException("--engine: lambda-sandboxes cannot run --provider adyen (the synthesised template is "
+                        + "the default stack's, without the webhook receiver); use --engine in-process");
+            }
+            adyen.ifPresent(AdyenFake::close);
+            adyen = Optional.of(AdyenFake.start(options.clock(), ADYEN_TEST_HMAC_KEY, provider.apiKey(), ADYEN_MERCHANT_ACCOUNT, ADYEN_SEED));
+        }
+    }
+
     /** The simulated provider's key where the deployed function reads it: a Secrets Manager secret. */
     private String putProviderSecret(String name) {
         try (SecretsManagerClient secrets = operatorAws.secrets()) {
@@ -288,6 +339,7 @@ public final class LocalPipeline implements AutoCloseable {
     public void reset() {
         moto.reset();
         provider.reset();
+        startAdyenIfChosen();
         lambda.resetCounts();
         lambda.hook(InvocationHook.NONE);
         provision();
@@ -308,8 +360,12 @@ public final class LocalPipeline implements AutoCloseable {
         // In-process handlers have no template: the stack's default quota, as `cdk deploy` sets it, unless the run chose one.
         ProviderQuota.DEFAULT.environment().forEach(env::putIfAbsent);
         env.put(EnvVars.STATE_MACHINE_ARN, stateMachineArn);
-        env.put(EnvVars.PROVIDER_BASE_URL, (providerFront != null ? providerFront : provider.baseUrl()).toString());
+        env.put(EnvVars.PROVIDER_BASE_URL, (providerFront != null ? providerFront : providerBaseUrl()).toString());
         env.put(EnvVars.PROVIDER_SECRET_ID, providerSecretArn);
+        adyen.ifPresent(fake -> {
+            env.put(EnvVars.PROVIDER_MERCHANT_ACCOUNT, ADYEN_MERCHANT_ACCOUNT);
+            env.put(EnvVars.WEBHOOK_HMAC_SECRET_ID, webhookSecretArn);
+        });
         // In-process IngestEvents sends refused events to the local run's dead-letter queue (LocalIngestQueue's name for it).
         env.putIfAbsent(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, localDeadLetterQueueUrl());
         return env;
@@ -328,7 +384,7 @@ public final class LocalPipeline implements AutoCloseable {
 
     private void registerHandlers() {
         if (sandboxes.isPresent()) {
-            sandboxes.get().deploy(tables, stateMachineArn, providerSecretArn, provider.baseUrl(), options.env());
+            sandboxes.get().deploy(tables, stateMachineArn, providerSecretArn, providerBaseUrl(), options.env());
             return;
         }
         LocalLambdaEndpoint inProcess = (LocalLambdaEndpoint) lambda;
@@ -426,14 +482,71 @@ public final class LocalPipeline implements AutoCloseable {
                 .toList();
     }
 
+    /** Where DeliverCommands' adapter sends its requests: the Adyen fake with the Adyen adapter, else the simulated provider. */
+    public URI providerBaseUrl() {
+        return adyen.map(AdyenFake::baseUrl).orElseGet(provider::baseUrl);
+    }
+
+    /** The Adyen fake, when the night talks through the Adyen adapter. */
+    public Optional<AdyenFake> adyen() {
+        return adyen;
+    }
+
+    /**
+     * The card platform captured this authorisation: its hold is captured at the provider the night talks to, so a stray
+     * release meets the provider's refusal (Stripe's payment_intent_unexpected_state, Adyen's success=false).
+     */
+    public void capture(String authorisationId) {
+        provider.capture(authorisationId);
+        adyen.ifPresent(fake -> fake.capture(authorisationId));
+    }
+
+    /** Requests the provider the night talks to answered (the Adyen fake counts its own; the simulated provider per operation). */
+    public long providerRequests() {
+        return adyen.map(AdyenFake::requests).orElseGet(() -> provider.effects().stream().mapToLong(e -> e.requests()).sum());
+    }
+
+    /**
+     * The real webhook receiver handler, built as Lambda builds it from the environment the stack gives it (the HMAC key's
+     * secret, the ingestion queue), in this JVM with the in-process handlers' clients and clock. Adyen runs only.
+     */
+    public com.payments.reconciler.webhook.AdyenWebhookHandler adyenWebhookHandler(String ingestQueueUrl) {
+        if (adyen.isEmpty()) {
+            throw new IllegalStateException("the webhook receiver is for --provider adyen only");
+        }
+        Map<String, String> env = new HashMap<>(handlerEnvironment());
+        env.put(EnvVars.INGEST_QUEUE_URL, ingestQueueUrl);
+        return new com.payments.reconciler.webhook.AdyenWebhookHandler(new HandlerEnvironment(env, handlerAws, options.clock()));
+    }
+
+    /** The {@code Authorization} header Adyen sends with each notification: basic auth with the webhook's credentials. */
+    public String adyenWebhookAuthorization() {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString((ADYEN_WEBHOOK_USERNAME + ":" + ADYEN_WEBHOOK_PASSWORD)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /** The provider's own record of every release it performed, whichever key, as the auditor reads it. */
     public List<com.payments.reconciler.audit.ProviderRelease> providerReleases() {
+        if (adyen.isPresent()) {
+            // The Adyen fake's effect log: a payment's cancellation performed at most once, by the first cancel reaching it.
+            return adyen.get().releases().stream().map(r -> new com.payments.reconciler.audit.ProviderRelease(r.authorisationId(),
+                    r.operationId(), r.performedAt())).toList();
+        }
         return provider.releases().stream().map(r -> new com.payments.reconciler.audit.ProviderRelease(r.authorisationId(),
                 r.operationId(), r.performedAt())).toList();
     }
 
     /** The provider's effect log, each operation with the times it was performed, as the auditor reads it. */
     public List<com.payments.reconciler.audit.ProviderEffect> providerEffects() {
+        if (adyen.isPresent()) {
+            // Per operation (the cancel's reference): the fake keeps performed cancellations, not requests per operation.
+            return adyen.get().releases().stream().collect(java.util.stream.Collectors.groupingBy(
+                            com.payments.reconciler.local.provider.PerformedRelease::operationId, java.util.LinkedHashMap::new,
+                            java.util.stream.Collectors.toList()))
+                    .values().stream().map(rs -> new com.payments.reconciler.audit.ProviderEffect(rs.getFirst().operationId(),
+                            rs.getFirst().authorisationId(), rs.size(), rs.size(),
+                            rs.stream().map(com.payments.reconciler.local.provider.PerformedRelease::performedAt).toList())).toList();
+        }
         // Grouped once: a night has one entry per operation, and looking each up in the release log would be quadratic.
         Map<String, List<Long>> performedAt = provider.releases().stream().collect(java.util.stream.Collectors.groupingBy(
                 com.payments.reconciler.local.provider.PerformedRelease::operationId,
@@ -475,6 +588,7 @@ public final class LocalPipeline implements AutoCloseable {
     public void close() {
         try {
             handlerAws.retireAll();
+            adyen.ifPresent(AdyenFake::close);
             provider.close();
         } finally {
             try {

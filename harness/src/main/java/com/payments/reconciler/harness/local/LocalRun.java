@@ -82,13 +82,26 @@ public final class LocalRun {
      * @param events a person's own events (local --events): published instead of the synthetic data, which is then unused
      * @param providerKeyRetention how long the simulated provider keeps idempotency keys (on the run's clock), and what the
      *                             night is configured with; empty: the stack's configured retention
-     * @param provider the adapter DeliverCommands talks through; the simulated provider speaks every adapter's format
+     * @param provider the adapter DeliverCommands talks through: the simulated provider speaks generic-http and Stripe's
+     *                 format; with adyen the night talks to the Adyen fake and ends with the webhook phase ({@link AdyenWebhooks})
+     * @param webhooks how the harness delivers the Adyen fake's notifications after the night (adyen only)
      */
     public record Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
                           Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
                           ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
                           Optional<ProviderQuota> providerQuota, Optional<EventsFile> events,
-                          Optional<ProviderKeyRetention> providerKeyRetention, ProviderAdapters.Adapter provider) {
+                          Optional<ProviderKeyRetention> providerKeyRetention, ProviderAdapters.Adapter provider,
+                          AdyenWebhooks.Plan webhooks) {
+
+        /** With the local night's webhook plan ({@link AdyenWebhooks.Plan#DEFAULT}, used by the Adyen adapter only). */
+        public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
+                       Optional<Path> dumpState, Path workDir, List<ExecutionInterceptor> dynamoFaults,
+                       ProviderFaults providerFaults, boolean fastRetries, LocalPipeline.Hosting hosting,
+                       Optional<ProviderQuota> providerQuota, Optional<EventsFile> events,
+                       Optional<ProviderKeyRetention> providerKeyRetention, ProviderAdapters.Adapter provider) {
+            this(window, config, data, scenario, dumpState, workDir, dynamoFaults, providerFaults, fastRetries, hosting, providerQuota,
+                    events, providerKeyRetention, provider, AdyenWebhooks.Plan.DEFAULT);
+        }
 
         /** With the default adapter (generic-http). */
         public Options(WindowId window, WindowConfig config, SyntheticData data, Scenario scenario,
@@ -192,11 +205,11 @@ public final class LocalRun {
                             + " accepted, " + counts.get(EventOutcomes.Outcome.DUPLICATE) + " duplicate, " + counts.get(EventOutcomes.Outcome.REFUSED)
                             + " refused" + (options.dumpState().isPresent() ? " (each in " + EventOutcomes.FILE + ")" : ""));
                 } else {
-                    SyntheticEvents events = options.data().events(input.cutoff());
+                    SyntheticEvents events = options.data().events(input.cutoff(), providerReferences(options.provider()));
                     expected = events.expected();
                     // The provider's side of the same data: a settled authorisation's hold was captured there (a stray
                     // release meets the provider's refusal, Stripe's payment_intent_unexpected_state).
-                    options.data().settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
+                    options.data().settledIds(input.cutoff()).forEach(pipeline::capture);
                     // After its events, the platform's settlement watermark: every settlement was published by now. In the
                     // outage, the publisher stopped a day ago: what it held back is not published, its watermark is old.
                     List<String> bodies;
@@ -251,6 +264,15 @@ public final class LocalRun {
             };
 
             ExecutionFollower.Followed last = followed.getLast();
+            RunReport.Webhooks webhooks = null;
+            if (options.provider() == ProviderAdapters.Adapter.ADYEN) {
+                // The deployed night does not wait for Adyen's outcomes; a local one is judged at its end, so it waits here.
+                try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
+                    AdyenWebhooks.Result result = new AdyenWebhooks(pipeline, clock, wall, options.webhooks(), console).run(queue, requests::byOperation);
+                    webhooks = result.webhooks();
+                    findings.addAll(result.findings());
+                }
+            }
             PipelineEvidence evidence = PipelineEvidence.of(pipeline);
             if (options.scenario() == Scenario.SETTLEMENT_FEED_OUTAGE) {
                 findings.addAll(FeedOutage.findings(last, evidence.effects(), platformEvents));
@@ -296,7 +318,7 @@ public final class LocalRun {
                 }
             });
             RunReport report = report(suppressed, expected, followed, pipeline, requests, effects, audit,
-                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals());
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals(), webhooks);
             return new Outcome(report, List.copyOf(followed), expected, audit, findings);
         }
     }
@@ -487,7 +509,8 @@ public final class LocalRun {
 
     private RunReport report(int suppressed, SyntheticData.Expected expected, List<ExecutionFollower.Followed> followed,
                              LocalPipeline pipeline, RequestCounter requests, List<ProviderEffect> effects, InvariantAudit.Report audit,
-                             OutboxTally outbox, PlatformFeed.Tally ingestion, long wouldRelease, List<WriteLog.Refusal> refusals) {
+                             OutboxTally outbox, PlatformFeed.Tally ingestion, long wouldRelease, List<WriteLog.Refusal> refusals,
+                             RunReport.Webhooks webhooks) {
         String leases = pipeline.tables().leases();
         List<ExecutionCounts> executions = followed.stream()
                 .map(f -> ExecutionCounts.of(f, FencedRefusals.countFor(refusals, leases, ExecutionName.lastSegmentOf(f.executionArn()))))
@@ -499,7 +522,7 @@ public final class LocalRun {
         long lambda = pipeline.invocationCounts().entrySet().stream().filter(e -> e.getKey() != LambdaFunction.INGEST_EVENTS)
                 .mapToLong(e -> e.getValue().longValue()).sum();
         long transitions = followed.stream().mapToLong(ExecutionFollower.Followed::stateTransitions).sum();
-        long providerCalls = effects.stream().mapToLong(ProviderEffect::requests).sum();
+        long providerCalls = pipeline.providerRequests();
         return new RunReport(options.window().toString(),
                 new RunReport.Execution(decided.name(), decided.status(), suppressed),
                 new RunReport.Counts(expected.authorisations(), decided.candidates(), outbox.commands(),
@@ -507,7 +530,7 @@ public final class LocalRun {
                         outbox.delivered(), outbox.attempts(), outbox.cancelledSettled(), outbox.cancelledEnded(), outbox.quarantined(), outbox.escalated(),
                         summary.path("delivery").path("backlogLeft").asLong(), wouldRelease, decided.candidatesRead(), decided.heldForFeed()),
                 new RunReport.Cost(transitions, lambda, dynamoRequests(pipeline, requests), providerCalls),
-                audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery")),
+                audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery"), options.provider(), webhooks),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
                         ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()),
                 executions);
@@ -549,12 +572,24 @@ public final class LocalRun {
                 Integer.parseInt(env.get(com.payments.reconciler.workflow.EnvVars.PROVIDER_MAX_CONCURRENT_REQUESTS)));
     }
 
-    private static RunReport.Provider provider(LocalPipeline pipeline, JsonNode delivery) {
-        Optional<RequestQuota> quota = pipeline.provider().quota();
+    private static RunReport.Provider provider(LocalPipeline pipeline, JsonNode delivery, ProviderAdapters.Adapter adapter,
+                                               RunReport.Webhooks webhooks) {
+        // The Adyen fake enforces no quota: the night is configured with one, the simulated provider (unused) would enforce it.
+        Optional<RequestQuota> quota = pipeline.adyen().isPresent() ? Optional.empty() : pipeline.provider().quota();
         return new RunReport.Provider(quota.map(RequestQuota::requestsPerSecond).orElse(null),
                 quota.map(RequestQuota::maxConcurrent).orElse(null), quota.map(RequestQuota::violations).orElse(0L),
                 delivery.path("throttledAnswers").asLong(), delivery.path("throttledMillis").asLong() / 1000.0,
-                quota.map(RequestQuota::peakInFlight).orElse(0), quota.map(q -> utilisation(pipeline, q.requestsPerSecond())).orElse(null));
+                quota.map(RequestQuota::peakInFlight).orElse(0), quota.map(q -> utilisation(pipeline, q.requestsPerSecond())).orElse(null),
+                adapter.contextValue(), webhooks);
+    }
+
+    /**
+     * The provider's id of each synthetic authorisation, as its create carries it: the Adyen fake's payment pspReference with
+     * the Adyen adapter, else the simulated provider's PaymentIntent id (which the generic contract ignores).
+     */
+    public static java.util.function.UnaryOperator<String> providerReferences(ProviderAdapters.Adapter adapter) {
+        return adapter == ProviderAdapters.Adapter.ADYEN ? com.payments.reconciler.local.provider.AdyenFake::pspReferenceFor
+                : com.payments.reconciler.local.provider.StripeWire::paymentIntentFor;
     }
 
     /** As the bench counts it: releases after the first, over the time from the provider's first release to its last, over the quota. */

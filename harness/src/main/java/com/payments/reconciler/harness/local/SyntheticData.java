@@ -86,6 +86,12 @@ public record SyntheticData(int authorisations, double settledFraction, double y
      * local} and chaos send the same data as events through the ingestion queue instead ({@link SyntheticEvents}).
      */
     public Expected load(DynamoDbClient dynamo, TableNames tables, Instant cutoff, int shards) {
+        return load(dynamo, tables, cutoff, shards, StripeWire::paymentIntentFor);
+    }
+
+    /** As {@link #load(DynamoDbClient, TableNames, Instant, int)}, each authorisation with {@code providerReference.apply(id)}. */
+    public Expected load(DynamoDbClient dynamo, TableNames tables, Instant cutoff, int shards,
+                         java.util.function.UnaryOperator<String> providerReference) {
         List<Generated> data = generate(cutoff);
         List<WriteRequest> auths = new ArrayList<>();
         List<WriteRequest> settlements = new ArrayList<>();
@@ -99,8 +105,8 @@ public record SyntheticData(int authorisations, double settledFraction, double y
             item.put(Authorisations.MERCHANT_ID, AttributeValue.fromS(g.merchantId()));
             item.put(Authorisations.AUTHORISED_AT, AttributeValue.fromN(Long.toString(g.authorisedAt().toEpochMilli())));
             item.put(Authorisations.PENDING_SHARD, AttributeValue.fromS(Shards.key(Shards.of(g.id(), shards))));
-            // As the version 2 create carries it: the PaymentIntent the simulated provider holds for it (the Stripe adapter's).
-            item.put(Authorisations.PROVIDER_REFERENCE, AttributeValue.fromS(StripeWire.paymentIntentFor(g.id())));
+            // As the version 2 create carries it: the provider's id of it (a PaymentIntent id, an Adyen payment pspReference).
+            item.put(Authorisations.PROVIDER_REFERENCE, AttributeValue.fromS(providerReference.apply(g.id())));
             auths.add(put(item));
             if (g.settled()) {
                 settlements.add(put(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(g.id()),
@@ -114,7 +120,15 @@ public record SyntheticData(int authorisations, double settledFraction, double y
 
     /** The same data as the card platform's events (docs/integration.md), see {@link SyntheticEvents}. */
     public SyntheticEvents events(Instant cutoff) {
-        return SyntheticEvents.of(generate(cutoff), cutoff, seed);
+        return events(cutoff, StripeWire::paymentIntentFor);
+    }
+
+    /**
+     * As {@link #events(Instant)}, each create carrying {@code providerReference.apply(authorisationId)}: the provider's id
+     * of the authorisation at the provider the night talks to (a PaymentIntent id, an Adyen payment pspReference).
+     */
+    public SyntheticEvents events(Instant cutoff, java.util.function.UnaryOperator<String> providerReference) {
+        return SyntheticEvents.of(generate(cutoff), cutoff, seed, providerReference);
     }
 
     /**

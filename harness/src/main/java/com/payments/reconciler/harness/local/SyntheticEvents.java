@@ -36,12 +36,13 @@ public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodi
         bodies = List.copyOf(bodies);
     }
 
-    static SyntheticEvents of(List<SyntheticData.Generated> data, Instant cutoff, long seed) {
+    static SyntheticEvents of(List<SyntheticData.Generated> data, Instant cutoff, long seed,
+                              java.util.function.UnaryOperator<String> providerReference) {
         SplittableRandom random = new SplittableRandom(seed ^ EVENT_STREAM);
         List<String> events = new ArrayList<>();
         int ends = 0;
         for (SyntheticData.Generated g : data) {
-            events.add(created(g));
+            events.add(created(g, providerReference));
             if (g.settled()) {
                 events.add(settled(g, cutoff));
             }
@@ -101,13 +102,14 @@ public record SyntheticEvents(SyntheticData.Expected expected, List<String> bodi
     }
 
     /**
-     * Contract version 2, with the provider's id of the authorisation: the PaymentIntent id the simulated provider holds for
-     * it ({@link StripeWire#paymentIntentFor}), which the Stripe adapter cancels and the generic contract ignores.
+     * Contract version 2, with the provider's id of the authorisation: e.g. the PaymentIntent id the simulated provider holds
+     * for it ({@link StripeWire#paymentIntentFor}), which the Stripe adapter cancels and the generic contract ignores, or the
+     * Adyen fake's payment pspReference.
      */
-    private static String created(SyntheticData.Generated g) {
+    private static String created(SyntheticData.Generated g, java.util.function.UnaryOperator<String> providerReference) {
         return event("authorisation.created", "created:" + g.id(), g.id()).put("version", 2).put("amountMinor", g.amountMinor())
                 .put("currency", g.currency()).put("merchantId", g.merchantId()).put("authorisedAt", g.authorisedAt().toString())
-                .put("providerReference", StripeWire.paymentIntentFor(g.id())).toString();
+                .put("providerReference", providerReference.apply(g.id())).toString();
     }
 
     private static String settled(SyntheticData.Generated g, Instant settledAt) {

@@ -57,8 +57,40 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param utilisation releases per second at the provider (after the first, from its first release to its last) over
      *                    the quota; null without a quota or with fewer than two releases
      */
+    /**
+     * @param adapter the adapter DeliverCommands talked through (stack context {@code provider}); null where not recorded
+     * @param webhooks the Adyen night's webhook phase; null for the synchronous adapters
+     */
     public record Provider(Double quota, Integer maxConcurrent, long quotaViolations, long answers429, double throttledSeconds,
-                           int peakConcurrent, Double utilisation) {
+                           int peakConcurrent, Double utilisation, String adapter, Webhooks webhooks) {
+
+        public Provider(Double quota, Integer maxConcurrent, long quotaViolations, long answers429, double throttledSeconds,
+                        int peakConcurrent, Double utilisation) {
+            this(quota, maxConcurrent, quotaViolations, answers429, throttledSeconds, peakConcurrent, utilisation, null, null);
+        }
+    }
+
+    /**
+     * What the harness delivered to the webhook receiver after the Adyen night ended, and what ingestion did with it.
+     *
+     * @param rounds delivery rounds run (each after moving the run's clock past the delay)
+     * @param notifications genuine notifications posted (a retried one counts each time)
+     * @param duplicates extra copies of genuine notifications posted (Adyen's at-least-once delivery)
+     * @param forged forged copies posted (outcome turned under the genuine signature): the receiver must refuse each
+     * @param refusedByReceiver posts the receiver did not answer 200 (the forged ones included)
+     * @param outstanding notifications still not answered 200 after the last round (more than zero: the run failed)
+     * @param outcomeEvents provider.outcome messages IngestEvents consumed (duplicates included)
+     * @param dynamodbWrites DynamoDB write requests (UpdateItem, PutItem, TransactWriteItems) ingestion made for them
+     * @param acknowledgedLeft commands still ACKNOWLEDGED after ingestion drained (more than zero: the run failed)
+     * @param rejected commands Adyen's notification ended REJECTED
+     */
+    public record Webhooks(int rounds, int notifications, int duplicates, int forged, int refusedByReceiver, int outstanding,
+                           long outcomeEvents, long dynamodbWrites, long acknowledgedLeft, long rejected) {
+
+        /** The webhook path's DynamoDB writes per provider.outcome event; 0 with none. */
+        public double writesPerEvent() {
+            return outcomeEvents == 0 ? 0 : dynamodbWrites / (double) outcomeEvents;
+        }
     }
 
     /**

@@ -54,7 +54,7 @@ import java.util.regex.Pattern;
  * than the delay), reordered (seeded shuffle), each duplicated with the given probability, and one forged copy among
  * them (a changed {@code success} under the genuine signature), to an endpoint the harness chose (the receiver
  * handler in-process). A notification not answered 200 stays due, as Adyen retries; the forged copy is never retried.
- * The synthetic payment's pspReference is {@code PSP} and the hex of the authorisation id ({@link #pspReferenceFor}).
+ * The synthetic payment's pspReference is {@code PSP} and the authorisation id's hex written in letters ({@link #pspReferenceFor}).
  */
 public final class AdyenFake implements AutoCloseable {
 
@@ -62,7 +62,14 @@ public final class AdyenFake implements AutoCloseable {
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CANCELS = Pattern.compile("/payments/([^/]+)/cancels");
-    private static final Pattern PSP = Pattern.compile("PSP((?:[0-9A-F]{2}){1,30})");
+    private static final Pattern PSP = Pattern.compile("PSP((?:[A-P]{2}){1,30})");
+    /**
+     * Hex written with the letters A-P for 0-F (as StripeWire does): this fake's references carry no digits, because a run of
+     * 12-19 digits that passes Luhn's check is refused by ingestion's card-data screen, and a digit-hex id or a numbered
+     * reference formed such runs for about one authorisation or cancel in ten. Adyen's own 16-character pspReferences
+     * are often all digits: docs/integration.md, "Adyen adapter", says what that means for the deployed path.
+     */
+    private static final String NIBBLES = "ABCDEFGHIJKLMNOP";
 
     /** One notification waiting to be sent, and when it became due (epoch ms of the fake's clock). */
     private record Pending(ObjectNode item, long at) {
@@ -118,14 +125,29 @@ public final class AdyenFake implements AutoCloseable {
 
     /** The synthetic payment's pspReference for an authorisation (its providerReference on authorisation.created). */
     public static String pspReferenceFor(String authorisationId) {
-        return "PSP" + HexFormat.of().withUpperCase().formatHex(authorisationId.getBytes(StandardCharsets.UTF_8));
+        return "PSP" + letters(authorisationId.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The authorisation a payment pspReference of this fake stands for. */
     public static Optional<String> authorisationOf(String pspReference) {
         Matcher matcher = PSP.matcher(pspReference);
-        return matcher.matches()
-                ? Optional.of(new String(HexFormat.of().parseHex(matcher.group(1)), StandardCharsets.UTF_8)) : Optional.empty();
+        if (!matcher.matches()) {
+            return Optional.empty();
+        }
+        String hex = matcher.group(1);
+        byte[] bytes = new byte[hex.length() / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) ((NIBBLES.indexOf(hex.charAt(2 * i)) << 4) | NIBBLES.indexOf(hex.charAt(2 * i + 1)));
+        }
+        return Optional.of(new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    private static String letters(byte[] bytes) {
+        StringBuilder out = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            out.append(NIBBLES.charAt((b >> 4) & 0xf)).append(NIBBLES.charAt(b & 0xf));
+        }
+        return out.toString();
     }
 
     /** The payment was captured: a later cancel performs nothing and is notified {@code success=false}. */
@@ -258,7 +280,8 @@ public final class AdyenFake implements AutoCloseable {
             if (stored != null) {
                 return stored;
             }
-            String pspReference = String.format("C%015d", ++sequence);
+            // 16 characters as Adyen's, letters only (see NIBBLES): "C" and the sequence in 15 letters A-P.
+            String pspReference = "C" + letters(java.nio.ByteBuffer.allocate(8).putLong(++sequence).array()).substring(1);
             ObjectNode answer = JSON.createObjectNode().put("merchantAccount", merchantAccount)
                     .put("paymentPspReference", payment).put("reference", reference)
                     .put("pspReference", pspReference).put("status", "received");
