@@ -6,9 +6,12 @@ package com.payments.reconciler.harness.bench;
  */
 public enum Purpose {
     CANDIDATE_PAGES("candidate query pages", "Query pending-by-age"),
-    SETTLEMENT_READS("settlement reads", "BatchGetItem Settlements: one per release batch, settled candidates left out"),
+    SETTLEMENT_READS("settlement reads", "BatchGetItem Settlements, strongly consistent: one per release batch, its settlements "
+            + "and hold items together; settled candidates left out"),
+    FEED_WATERMARK_READS("feed watermark reads", "BatchGetItem of the settlement feed's watermark: once per ReconcilePage call "
+            + "and once per DeliverCommands call (the feed gate)"),
     DELIVERY_FACT_READS("delivery fact reads",
-            "BatchGetItem Settlements + Authorisations, strongly consistent: the facts of up to 50 commands, read again when older than "
+            "BatchGetItem Settlements + Authorisations, strongly consistent: the facts and holds of up to 33 commands, read again when older than "
                     + "the limit at a provider request (I3 and ends at the call)"),
     RELEASE_TRANSACTIONS("release transactions", "TransactWriteItems: lease check + up to 33 x (authorisation + settlement + outbox)"),
     INDEX_CLEANUP("index cleanup", "TransactWriteItems: lease check + up to 33 x (REMOVE pendingShard + the settlement's check): settled "

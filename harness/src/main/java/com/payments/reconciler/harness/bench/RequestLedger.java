@@ -95,9 +95,10 @@ public final class RequestLedger implements ExecutionInterceptor {
     private Purpose purposeOf(SdkRequest request) {
         return switch (request) {
             case QueryRequest q when q.tableName().equals(tables.authorisations()) -> Purpose.CANDIDATE_PAGES;
-            // Delivery's facts read is strongly consistent and also reads the authorisations (their ends); the page's
-            // pre-read is a hint, eventually consistent, of settlements only.
+            // Delivery's facts read also reads the authorisations (their ends); the page's batch read is of Settlements
+            // only (settlements and hold items); the feed gate reads the watermark item alone.
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.authorisations()) -> Purpose.DELIVERY_FACT_READS;
+            case BatchGetItemRequest b when readsOnlyTheWatermark(b) -> Purpose.FEED_WATERMARK_READS;
             case BatchGetItemRequest b when b.requestItems().containsKey(tables.settlements()) -> Purpose.SETTLEMENT_READS;
             case QueryRequest q when q.tableName().equals(tables.releaseCommands()) -> Purpose.DELIVERY_PAGES;
             case TransactWriteItemsRequest tx when touches(tx, tables.authorisations()) && putsNothing(tx) -> Purpose.INDEX_CLEANUP;
@@ -112,6 +113,13 @@ public final class RequestLedger implements ExecutionInterceptor {
             case GetItemRequest g when g.tableName().equals(tables.leases()) -> Purpose.LEASE;
             default -> Purpose.OTHER;
         };
+    }
+
+    private boolean readsOnlyTheWatermark(BatchGetItemRequest b) {
+        var settlements = b.requestItems().get(tables.settlements());
+        return b.requestItems().size() == 1 && settlements != null && settlements.keys().stream().allMatch(key ->
+                key.get(com.payments.reconciler.store.Tables.Settlements.AUTHORISATION_ID).s()
+                        .startsWith(com.payments.reconciler.store.Tables.Settlements.FEED_KEY_PREFIX));
     }
 
     /** Delivery's stamp of its commands' first attempts, before their first requests (keys the provider forgets). */
