@@ -38,7 +38,7 @@ public record WindowId(LocalDate date) implements Comparable<WindowId> {
             if (!date.toString().equals(text)) {
                 throw new DateTimeParseException("not canonical", text, 0);
             }
-            if (date.getYear() < 2000) {
+            if (date.getYear() < 2000 || date.getYear() > 9999) {
                 throw new InvalidInput(field, "must be a date from 2000-01-01 to 9999-12-31, was " + text);
             }
             return new WindowId(date);

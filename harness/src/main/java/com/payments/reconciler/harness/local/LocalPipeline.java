@@ -294,7 +294,7 @@ public final class LocalPipeline implements AutoCloseable {
         var outcome = new com.payments.reconciler.ingest.EventIngestion(new com.payments.reconciler.ingest.EventDecoder(),
                 new com.payments.reconciler.ingest.IngestionDecision(1),
                 new com.payments.reconciler.ingest.IngestStore(dynamo, tables.authorisations(), tables.settlements(),
-                        com.payments.reconciler.store.Backoff.standard()), Optional.empty(), options.clock()).ingest(SyntheticEvents.watermark("loaded:" + now.truncatedTo(java.time.temporal.ChronoUnit.MILLIS), now));
+                        com.payments.reconciler.store.Backoff.standard()), java.util.Optional.empty(), options.clock()).ingest(SyntheticEvents.watermark("loaded:" + now.truncatedTo(java.time.temporal.ChronoUnit.MILLIS), now));
         if (outcome instanceof com.payments.reconciler.ingest.IngestOutcome.Refused refused) {
             throw new IllegalStateException("the loaded data's feed watermark was refused: " + refused.refusal().message());
         }
