@@ -152,7 +152,7 @@ class DeliveryEndStatesEndToEndTest {
         String endpoint = fixture.pipeline.engineEndpoint().toString();
         Cli status = cli("commands", "list", "--status", "PENDING", "--commands-table", "t-ReleaseCommands", "--endpoint-url", endpoint, "--region", StateMachineDeployer.LOCAL_REGION);
         assertThat(status.exit()).isEqualTo(2);
-        assertThat(status.err()).contains("--status must be one of [QUARANTINED, ESCALATED], was PENDING");
+        assertThat(status.err()).contains("--status must be one of QUARANTINED, ESCALATED, ACKNOWLEDGED, was PENDING");
         Cli id = cli("commands", "requeue", "--operation-id", "auth-1", "--note", "x", "--commands-table", "t-ReleaseCommands",
                 "--endpoint-url", endpoint, "--region", StateMachineDeployer.LOCAL_REGION);
         assertThat(id.exit()).isEqualTo(2);
