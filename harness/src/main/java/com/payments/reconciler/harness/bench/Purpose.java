@@ -22,6 +22,8 @@ public enum Purpose {
     FIRST_ATTEMPT_STAMPS("first-attempt stamps",
             "TransactWriteItems: lease check + up to 99 commands' firstAttemptAt, before a delivery page's first requests"),
     LEASE("lease acquire/renew/release", "UpdateItem on the lease item"),
+    NIGHT_RECORDS("night records", "the release-surge guard: its history of nights read (BatchGetItem) and the night recorded "
+            + "(PutItem), once per ReconcilePage call that ends the decisions"),
     OTHER("other", "any other DynamoDB request");
 
     private final String label;

@@ -109,10 +109,20 @@ public final class RequestLedger implements ExecutionInterceptor {
             case UpdateItemRequest u when u.tableName().equals(tables.idempotency()) -> Purpose.IDEMPOTENCY_RECORDS;
             case GetItemRequest g when g.tableName().equals(tables.idempotency()) -> Purpose.IDEMPOTENCY_RECORDS;
             case DeleteItemRequest d when d.tableName().equals(tables.idempotency()) -> Purpose.IDEMPOTENCY_RECORDS;
+            case BatchGetItemRequest b when b.requestItems().containsKey(tables.leases()) -> Purpose.NIGHT_RECORDS;
+            case PutItemRequest p when p.tableName().equals(tables.leases()) -> Purpose.NIGHT_RECORDS;
+            case GetItemRequest g when g.tableName().equals(tables.leases()) && isNightRecord(g.key()) -> Purpose.NIGHT_RECORDS;
+            case UpdateItemRequest u when u.tableName().equals(tables.leases()) && isNightRecord(u.key()) -> Purpose.NIGHT_RECORDS;
             case UpdateItemRequest u when u.tableName().equals(tables.leases()) -> Purpose.LEASE;
             case GetItemRequest g when g.tableName().equals(tables.leases()) -> Purpose.LEASE;
             default -> Purpose.OTHER;
         };
+    }
+
+    /** The surge guard's records ({@code night#W}) share the Leases table with the lease. */
+    private static boolean isNightRecord(java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> key) {
+        var name = key.get(com.payments.reconciler.store.Tables.Leases.LEASE_NAME);
+        return name != null && name.s() != null && name.s().startsWith(com.payments.reconciler.store.Tables.Leases.NIGHT_RECORD_PREFIX);
     }
 
     private boolean readsOnlyTheWatermark(BatchGetItemRequest b) {
