@@ -17,17 +17,21 @@ import java.util.Set;
  * each execution (before its shards plan), the handlers' clock is moved to {@code budget} before that execution's
  * {@code deliverUntil} (its {@code $$.Execution.StartTime}, which moto stamps in real time, plus the execution timeout
  * less the finish reserve). The reconcile phase runs on the unshifted clock; every shard of the execution plans
- * against the same shortened budget. In-process handlers only (they share the harness's clock).
+ * against the same shortened budget. In-process handlers only (they share the harness's clock). The hours skipped are
+ * hours the card platform kept publishing: its settlement watermark is brought up to the moved clock, or delivery's feed
+ * gate would rightly refuse a feed that went quiet for longer than {@code maxSettlementFeedLag}.
  */
 final class BudgetShift implements InvocationHook {
 
     private final ShiftableClock clock;
     private final Duration budget;
+    private final Runnable feedCaughtUp;
     private final Set<String> shifted = new HashSet<>();
 
-    BudgetShift(ShiftableClock clock, Duration budget) {
+    BudgetShift(ShiftableClock clock, Duration budget, Runnable feedCaughtUp) {
         this.clock = clock;
         this.budget = budget;
+        this.feedCaughtUp = feedCaughtUp;
     }
 
     @Override
@@ -47,6 +51,7 @@ final class BudgetShift implements InvocationHook {
         if (shifted.add(request.lease().ownerId())) {
             Instant target = ShardPlan.deliverUntil(start).minus(budget);
             clock.advance(Duration.between(clock.instant(), target));
+            feedCaughtUp.run();
         }
         return null;
     }

@@ -167,7 +167,7 @@ public final class Capacity {
         console.accept(String.format(Locale.ROOT, "capacity: backlog recovery, %,d releases, %d× the %,d a delivery budget of %.0f s "
                 + "holds at the quota", expected.releasable(), settings.backlogFactor(), budgeted, settings.backlogBudget().toMillis() / 1000.0));
         pipeline.writeLog().clear();
-        pipeline.hook(new BudgetShift(clock, settings.backlogBudget()));
+        pipeline.hook(new BudgetShift(clock, settings.backlogBudget(), pipeline::settlementFeedComplete));
         List<Run> runs = new ArrayList<>();
         try {
             WindowStarter starter = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "bench", line -> { }));
