@@ -188,7 +188,7 @@ class OperatorMessagesTest {
         String help = run("commands", "resolve", "--help").out().replaceAll("\\s+", " ");
         assertThat(help)
                 .contains("--as released the provider confirms the hold is released")
-                .contains("ends DELIVERED").contains("the provider's reference for the release")
+                .contains("ends DELIVERED").contains("the provider's id for the release with --provider-reference")
                 .contains("--as not-released the provider says the hold is not released: it was captured, or it is still held")
                 .contains("ends REJECTED without a release").contains("commands requeue")
                 .contains("resolvedBy").contains("resolvedAt").contains("resolutionNote").contains("never sent again");
