@@ -62,6 +62,10 @@ class StartWindowInvocationTest {
         assertThat(deny.path("Condition").path("Bool").path("aws:SecureTransport").asText()).isEqualTo("false");
     }
 
+    private List<JsonNode> statements(LambdaFunction function) {
+        return template.statementsOf(synth.stack.functions().role(function));
+    }
+
     /** Lambda delivers the invocation record with the function's own role: SendMessage on this queue and its key through SQS, nothing more. */
     @Test
     void startWindowsRoleMaySendToTheFailureQueueOnly() {
@@ -81,6 +85,11 @@ class StartWindowInvocationTest {
                 // Its queue's mapping polls with its role (IngestionTest); it sends only refused events, to its own
                 // dead-letter queue, never to StartWindow's failure queue.
                 assertThat(policy).as(other.logicalName()).doesNotContain(template.logicalId(synth.stack.startWindowInvocation().failures()));
+            } else if (other == LambdaFunction.RECONCILE_PAGE || other == LambdaFunction.DELIVER_COMMANDS) {
+                // They count the ingestion dead-letter queue's messages before releasing (IngestionTest): that one read.
+                assertThat(policy).as(other.logicalName()).doesNotContain(template.logicalId(synth.stack.startWindowInvocation().failures()));
+                assertThat(statements(other).stream().flatMap(st -> TemplateJson.strings(st.path("Action")).stream())
+                        .filter(a -> a.startsWith("sqs:"))).as(other.logicalName()).containsOnly("sqs:GetQueueAttributes");
             } else if (other != LambdaFunction.START_WINDOW) {
                 assertThat(policy).as(other.logicalName()).doesNotContain("sqs:");
             }
