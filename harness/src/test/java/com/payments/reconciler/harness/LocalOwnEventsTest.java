@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code local --events FILE}: a person's own events through the same queue and IngestEvents, the night on exactly
  * those, each event's outcome in {@code ingestion.jsonl} (never a refused body) and, in a dry run, each authorisation it
- * would release in {@code would-release.jsonl}. Every line of both files is checked.
+ * would release in {@code would-release.jsonl}. Every line of both files is checked: with the refused events, which hold the
+ * night from the dead-letter queue, and again without them.
  */
 class LocalOwnEventsTest {
 
@@ -61,33 +62,29 @@ class LocalOwnEventsTest {
                 // 14 accepted: the settlement feed is complete up to now (without it the night releases nothing)
                 "{\"version\":1,\"type\":\"feed.watermark\",\"eventId\":\"wm-1\",\"feed\":\"settlements\",\"watermark\":\""
                         + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS) + "\"}");
-        Path events = BUILD.resolve("own-events-" + UUID.randomUUID() + ".jsonl");
-        Files.write(events, file, StandardCharsets.UTF_8);
         Path dump = BUILD.resolve("own-events-dump-" + UUID.randomUUID());
-
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = HarnessCli.run(new String[] {"local", "--events", events.toString(), "--window", window.toString(), "--dry-run",
-                        "--engine", "in-process", "--json", "--dump-state", dump.toString(), "--work-dir", BUILD.resolve("own-events").toString()},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String console = err.toString(StandardCharsets.UTF_8);
-
-        assertThat(exit).as(console).isZero();
-        JsonNode report = Json.mapper().readTree(out.toString(StandardCharsets.UTF_8));
+        Run run = dryRun(file, window, dump);
+        String console = run.console();
+        JsonNode report = run.report();
         assertThat(report.at("/execution/status").asText()).isEqualTo("SUCCEEDED");
         // The night decided on exactly these events: five authorisations, three of them past the cutoff (a, b, d); b's
-        // settlement took it out of the pending index as it was ingested, so the night reads only a and d.
+        // settlement took it out of the pending index as it was ingested, so the night reads only a and d. The refused
+        // events are in the ingestion dead-letter queue, which holds the whole night (docs/decisions.md, "Held for
+        // feed"): a and d are held, not listed as would-release, and the console says why.
         assertThat(report.at("/counts/authorisations").asLong()).isEqualTo(5);
         assertThat(report.at("/counts/candidates").asLong()).isEqualTo(2);
         assertThat(report.at("/counts/candidatesRead").asLong()).isEqualTo(2);
         assertThat(report.at("/counts/skippedSettled").asLong()).isZero();
         assertThat(report.at("/counts/releaseRequested").asLong()).as("a dry run").isZero();
-        assertThat(report.at("/counts/wouldRelease").asLong()).isEqualTo(2);
+        assertThat(report.at("/counts/wouldRelease").asLong()).isZero();
+        assertThat(report.at("/counts/heldForFeed").asLong()).isEqualTo(2);
+        assertThat(console).contains("held for feed: the ingestion dead-letter queue held messages").doesNotContain("DRY RUN MISMATCH");
+        assertThat(jsonLines(dump.resolve("would-release.jsonl"))).as("held, so nothing it would release").isEmpty();
         assertThat(report.at("/ingestion/published").asLong()).isEqualTo(13);
         assertThat(report.at("/ingestion/accepted").asLong()).isEqualTo(8);
         assertThat(report.at("/ingestion/duplicates").asLong()).isEqualTo(1);
         assertThat(report.at("/ingestion/rejected").asLong()).isEqualTo(4);
-        assertThat(console).contains("13 lines: 8 accepted, 1 duplicate, 4 refused").doesNotContain("DRY RUN MISMATCH");
+        assertThat(console).contains("13 lines: 8 accepted, 1 duplicate, 4 refused");
 
         List<JsonNode> ingestion = jsonLines(dump.resolve("ingestion.jsonl"));
         List<String> expected = List.of(
@@ -106,10 +103,6 @@ class LocalOwnEventsTest {
         assertThat(ingestionText).as("no refused event's body, no card number").doesNotContain(PAN).doesNotContain("4111 1111")
                 .doesNotContain("hello").doesNotContain("\"pan\"").doesNotContain("auth-f").doesNotContain("auth-h");
 
-        List<JsonNode> wouldRelease = jsonLines(dump.resolve("would-release.jsonl"));
-        assertThat(wouldRelease).extracting(JsonNode::toString).containsExactly(
-                "{\"authorisationId\":\"auth-a\",\"authorisedAt\":\"" + a + "\",\"amountMinor\":2599,\"currency\":\"EUR\"}",
-                "{\"authorisationId\":\"auth-d\",\"authorisedAt\":\"" + d + "\",\"amountMinor\":5000,\"currency\":\"JPY\"}");
 
         // No synthetic data: the authorisations stored are the file's.
         Set<String> stored = new TreeSet<>();
@@ -123,6 +116,37 @@ class LocalOwnEventsTest {
             assertThat(Files.readString(written)).as(written.toString()).doesNotContain(PAN);
         }
         assertThat(console).doesNotContain(PAN);
+
+        // The same file without its refused lines: nothing in the dead-letter queue, and the dry run lists a and d.
+        List<String> accepted = new ArrayList<>(file);
+        for (int refusedLine : new int[] {13, 8, 7, 6}) {
+            accepted.remove(refusedLine - 1);
+        }
+        Path cleanDump = BUILD.resolve("own-events-dump-" + UUID.randomUUID());
+        Run clean = dryRun(accepted, window, cleanDump);
+        assertThat(clean.report().at("/counts/wouldRelease").asLong()).as(clean.console()).isEqualTo(2);
+        assertThat(clean.report().at("/counts/heldForFeed").asLong()).isZero();
+        assertThat(clean.console()).doesNotContain("DRY RUN MISMATCH").doesNotContain("held for feed");
+        List<JsonNode> wouldRelease = jsonLines(cleanDump.resolve("would-release.jsonl"));
+        assertThat(wouldRelease).extracting(JsonNode::toString).containsExactly(
+                "{\"authorisationId\":\"auth-a\",\"authorisedAt\":\"" + a + "\",\"amountMinor\":2599,\"currency\":\"EUR\"}",
+                "{\"authorisationId\":\"auth-d\",\"authorisedAt\":\"" + d + "\",\"amountMinor\":5000,\"currency\":\"JPY\"}");
+    }
+
+    private record Run(JsonNode report, String console) {
+    }
+
+    private static Run dryRun(List<String> file, WindowId window, Path dump) throws Exception {
+        Path events = BUILD.resolve("own-events-" + UUID.randomUUID() + ".jsonl");
+        Files.write(events, file, StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = HarnessCli.run(new String[] {"local", "--events", events.toString(), "--window", window.toString(), "--dry-run",
+                        "--engine", "in-process", "--json", "--dump-state", dump.toString(), "--work-dir", BUILD.resolve("own-events").toString()},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String console = err.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as(console).isZero();
+        return new Run(Json.mapper().readTree(out.toString(StandardCharsets.UTF_8)), console);
     }
 
     private static String created(String eventId, String authorisationId, long amount, String currency, Instant at, String extra) {

@@ -73,7 +73,7 @@ class ReconcilerCliTest {
                 "skippedSettled", "skippedStale", "fencedRefusals", "delivered", "deliveryAttempts", "cancelledSettled", "cancelledEnded", "quarantined", "escalated", "backlogLeft",
                 "wouldRelease", "candidatesRead", "heldForFeed");
         assertThat(fieldNames(report.get("provider"))).containsExactly("quota", "maxConcurrent", "quotaViolations", "answers429",
-                "throttledSeconds", "peakConcurrent", "utilisation");
+                "throttledSeconds", "peakConcurrent", "utilisation", "adapter", "webhooks");
         // The local default quota, enforced by the simulated provider and named in the report.
         assertThat(report.at("/provider/quota").asDouble()).isEqualTo(LocalCommand.LOCAL_PROVIDER_QUOTA);
         assertThat(report.at("/provider/quotaViolations").asLong()).isZero();

@@ -295,7 +295,7 @@ public final class LocalRun {
                     : new InvariantAudit.Completion(input.cutoff(), true, declaredBacklog(last), heldWhole);
             InvariantAudit.Report audit = evidence.audit(completion);
             audit.violations().forEach(v -> console.accept("VIOLATION " + v.invariant() + ": " + v.detail()));
-            List<WouldRelease.Entry> wouldRelease = input.dryRun() ? WouldRelease.from(snapshot, input.cutoff()) : List.of();
+            List<WouldRelease.Entry> wouldRelease = input.dryRun() ? WouldRelease.from(snapshot, input.cutoff(), heldWhole) : List.of();
             long nightsCount = last.output().map(LocalRun::readTree).orElse(JSON.createObjectNode()).path("reconcile").path("wouldRelease").asLong();
             if (input.dryRun() && nightsCount != wouldRelease.size()) {
                 console.accept("DRY RUN MISMATCH: the night counted " + nightsCount + " releases it would request; the tables imply " + wouldRelease.size());

@@ -2,6 +2,7 @@ package com.payments.reconciler.harness.report;
 
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.reconcile.Candidate;
+import com.payments.reconciler.reconcile.HeldForFeed;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.workflow.InvalidInput;
@@ -24,7 +25,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * {@code --dry-run}'s list: each authorisation the night would have released, derived from the tables a dry run left
  * unchanged, not from the workers' reports (they log a line per decision and count them). The rule is the decision's:
  * an item of the pending index ({@code pendingShard} set) authorised before the cutoff, well formed as the finder reads
- * it, with no settlement stored. The run compares its size with the night's own count.
+ * it, with no settlement stored, not held for feed. The run compares its size with the night's own count.
  */
 public final class WouldRelease {
 
@@ -37,15 +38,26 @@ public final class WouldRelease {
     private WouldRelease() {
     }
 
-    public static List<Entry> from(StoreSnapshot snapshot, Instant cutoff) {
-        Set<String> settled = new HashSet<>();
-        for (Map<String, AttributeValue> s : snapshot.of(Settlements.SCHEMA)) {
-            settled.add(s.get(Settlements.AUTHORISATION_ID).s());
+    /**
+     * {@code heldWhole}: the ingestion dead-letter queue held the night (the night's own rule, read after it), so it would
+     * release nothing; otherwise the hold items held for feed are left out as the night leaves them out.
+     */
+    public static List<Entry> from(StoreSnapshot snapshot, Instant cutoff, boolean heldWhole) {
+        if (heldWhole) {
+            return List.of();
         }
-        return snapshot.of(Authorisations.SCHEMA).stream()
+        Set<String> stored = new HashSet<>();
+        for (Map<String, AttributeValue> s : snapshot.of(Settlements.SCHEMA)) {
+            stored.add(s.get(Settlements.AUTHORISATION_ID).s());
+        }
+        List<Candidate> due = snapshot.of(Authorisations.SCHEMA).stream()
                 .filter(item -> item.containsKey(Authorisations.PENDING_SHARD))
                 .map(WouldRelease::candidate)
-                .filter(c -> c != null && c.authorisedAt().isBefore(cutoff) && !settled.contains(c.authorisationId()))
+                .filter(c -> c != null && c.authorisedAt().isBefore(cutoff) && !stored.contains(c.authorisationId()))
+                .toList();
+        Set<String> held = HeldForFeed.heldAmong(due.stream().map(Candidate::authorisationId).toList(), stored);
+        return due.stream()
+                .filter(c -> !held.contains(c.authorisationId()))
                 .map(c -> new Entry(c.authorisationId(), c.authorisedAt(), c.amountMinor(), c.currency()))
                 .sorted(Comparator.comparing(Entry::authorisedAt).thenComparing(Entry::authorisationId))
                 .toList();

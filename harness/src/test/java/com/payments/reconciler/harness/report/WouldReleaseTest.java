@@ -45,8 +45,26 @@ class WouldReleaseTest {
                         authorisation("malformed", old, true, "euro")),
                 Settlements.SCHEMA, List.of(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS("settled")))));
 
-        assertThat(WouldRelease.from(snapshot, CUTOFF)).containsExactly(
+        assertThat(WouldRelease.from(snapshot, CUTOFF, false)).containsExactly(
                 new WouldRelease.Entry("due-1", old, 1250, "GBP"),
                 new WouldRelease.Entry("due-2", old.plusSeconds(60), 1250, "EUR"));
+    }
+
+    /** Held for feed as the night holds: an authorisation's own hold, the night-wide hold, the dead-letter queue. */
+    @Test
+    void heldCandidatesAreNotListed() {
+        Instant old = CUTOFF.minusSeconds(86_400);
+        List<Map<String, AttributeValue>> due = List.of(authorisation("due-1", old, true, "GBP"), authorisation("due-2", old, true, "EUR"));
+        StoreSnapshot ownHold = new StoreSnapshot(Map.of(Authorisations.SCHEMA, due,
+                Settlements.SCHEMA, List.of(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.heldKey("due-1"))))));
+        StoreSnapshot nightWide = new StoreSnapshot(Map.of(Authorisations.SCHEMA, due,
+                Settlements.SCHEMA, List.of(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.NIGHT_WIDE_HOLD_KEY)))));
+        StoreSnapshot noHolds = new StoreSnapshot(Map.of(Authorisations.SCHEMA, due, Settlements.SCHEMA, List.of()));
+
+        assertThat(WouldRelease.from(ownHold, CUTOFF, false)).extracting(WouldRelease.Entry::authorisationId).containsExactly("due-2");
+        assertThat(WouldRelease.from(nightWide, CUTOFF, false)).isEmpty();
+        assertThat(WouldRelease.from(noHolds, CUTOFF, true)).as("the dead-letter queue held the night").isEmpty();
+        // Known-bad input for the rule: the same tables without the holds list both.
+        assertThat(WouldRelease.from(noHolds, CUTOFF, false)).hasSize(2);
     }
 }
