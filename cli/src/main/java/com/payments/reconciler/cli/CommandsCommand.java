@@ -1,12 +1,10 @@
 package com.payments.reconciler.cli;
 
-import com.payments.reconciler.cli.deployment.StackLookup;
 import com.payments.reconciler.cli.deployment.StackName;
 import com.payments.reconciler.cli.operator.ParkedCommands;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,7 +12,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** {@code commands list|requeue|resolve}: the release commands waiting for a person (QUARANTINED, ESCALATED). */
@@ -43,18 +40,8 @@ final class CommandsCommand {
         URI endpointUrl;
 
         ParkedCommands parked() {
-            String name = table != null ? table : fromStack();
-            if (name == null || !name.matches("[A-Za-z0-9_.-]{3,255}")) {
-                throw new IllegalArgumentException("--commands-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + name);
-            }
+            String name = OperatorTable.name("--commands-table", table, ReleaseCommands.SCHEMA, stackName, region, endpointUrl);
             return new ParkedCommands(OperatorClients.build(DynamoDbClient.builder(), region, endpointUrl), name);
-        }
-
-        private String fromStack() {
-            String stack = StackName.resolve(stackName, System.getenv(), Path.of(""));
-            String r = region != null ? region : endpointUrl != null ? OperatorClients.LOCAL_DEFAULT_REGION.id() : null;
-            StackLookup lookup = new StackLookup(OperatorClients.build(CloudFormationClient.builder(), r, endpointUrl));
-            return lookup.find(stack, r != null ? r : "the configured region").tableName(ReleaseCommands.SCHEMA);
         }
     }
 

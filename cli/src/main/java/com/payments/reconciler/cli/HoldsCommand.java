@@ -1,13 +1,11 @@
 package com.payments.reconciler.cli;
 
-import com.payments.reconciler.cli.deployment.StackLookup;
 import com.payments.reconciler.cli.deployment.StackName;
 import com.payments.reconciler.cli.operator.FeedHolds;
 import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.store.Tables.Settlements;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -16,7 +14,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** {@code holds list|clear}: the holds for feed a refused settlement left in the Settlements table (docs/operating.md). */
@@ -44,18 +41,8 @@ final class HoldsCommand {
         URI endpointUrl;
 
         FeedHolds holds() {
-            String name = table != null ? table : fromStack();
-            if (name == null || !name.matches("[A-Za-z0-9_.-]{3,255}")) {
-                throw new IllegalArgumentException("--settlements-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + name);
-            }
+            String name = OperatorTable.name("--settlements-table", table, Settlements.SCHEMA, stackName, region, endpointUrl);
             return new FeedHolds(OperatorClients.build(DynamoDbClient.builder(), region, endpointUrl), name);
-        }
-
-        private String fromStack() {
-            String stack = StackName.resolve(stackName, System.getenv(), Path.of(""));
-            String r = region != null ? region : endpointUrl != null ? OperatorClients.LOCAL_DEFAULT_REGION.id() : null;
-            StackLookup lookup = new StackLookup(OperatorClients.build(CloudFormationClient.builder(), r, endpointUrl));
-            return lookup.find(stack, r != null ? r : "the configured region").tableName(Settlements.SCHEMA);
         }
     }
 
