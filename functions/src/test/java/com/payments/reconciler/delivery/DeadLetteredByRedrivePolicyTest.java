@@ -1,32 +1,16 @@
 package com.payments.reconciler.delivery;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.ProviderRelease;
-import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
-import com.payments.reconciler.reconcile.CandidateFinder;
 import com.payments.reconciler.reconcile.DeadLetterDepth;
-import com.payments.reconciler.reconcile.FeedGate;
-import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.reconcile.HeldForFeed;
-import com.payments.reconciler.reconcile.ReconcilePageHandler;
-import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalAwsClients;
 import com.payments.reconciler.testing.LocalDynamo;
-import com.payments.reconciler.window.NightWindow;
-import com.payments.reconciler.workflow.EmfMetrics;
-import com.payments.reconciler.workflow.JsonHandler;
-import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.Timing;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -61,12 +45,12 @@ class DeadLetteredByRedrivePolicyTest {
             due(w);
             String deadLetters = redriveOneSettlement(sqs);
 
-            JsonNode totals = page(reconcile(w, engine, DeadLetterDepth.queue(sqs, deadLetters)), w.window(),
+            JsonNode totals = DeliveryWorld.page(w.reconcilePage(new HeldForFeed(DeadLetterDepth.queue(sqs, deadLetters))), w.window(),
                     w.acquire("worker-A", Timing.LEASE_DURATION));
 
             assertThat(totals.get("heldForFeed").asLong()).isEqualTo(2);
             assertThat(totals.get("releaseRequested").asLong()).isZero();
-            assertThat(commandedAuthorisations(w)).as("no release commanded while the dead-letter queue holds a message").isEmpty();
+            assertThat(w.commandedAuthorisations()).as("no release commanded while the dead-letter queue holds a message").isEmpty();
 
             // I4 counts them held, not lost, when the audit is told the queue held the night; told it did not (known-bad), it
             // names each due authorisation as lost.
@@ -85,10 +69,10 @@ class DeadLetteredByRedrivePolicyTest {
             due(w);
             redriveOneSettlement(sqs);
 
-            JsonNode totals = page(reconcile(w, engine, DeadLetterDepth.empty()), w.window(), w.acquire("worker-A", Timing.LEASE_DURATION));
+            JsonNode totals = DeliveryWorld.page(w.reconcilePage(new HeldForFeed(DeadLetterDepth.empty())), w.window(), w.acquire("worker-A", Timing.LEASE_DURATION));
 
             assertThat(totals.get("heldForFeed").asLong()).isZero();
-            assertThat(commandedAuthorisations(w)).as("the platform settled auth-1, yet its release is commanded")
+            assertThat(w.commandedAuthorisations()).as("the platform settled auth-1, yet its release is commanded")
                     .containsExactly("auth-1", "auth-2");
         }
     }
@@ -135,9 +119,9 @@ class DeadLetteredByRedrivePolicyTest {
             assertThat(missing.read()).isInstanceOf(DeadLetterDepth.Unreadable.class);
 
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
-            JsonNode totals = page(reconcile(w, engine, missing), w.window(), lease);
+            JsonNode totals = DeliveryWorld.page(w.reconcilePage(new HeldForFeed(missing)), w.window(), lease);
             assertThat(totals.get("heldForFeed").asLong()).isEqualTo(2);
-            assertThat(commandedAuthorisations(w)).isEmpty();
+            assertThat(w.commandedAuthorisations()).isEmpty();
 
             List<String> ops = w.command(lease, "auth-3");
             DeliveryBatch batch = w.invoke(w.handler(w.fixedGuard(), 2, missing), lease, 0, DeliveryBatch.FIRST,
@@ -155,10 +139,10 @@ class DeadLetteredByRedrivePolicyTest {
             String empty = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
 
-            JsonNode totals = page(reconcile(w, engine, DeadLetterDepth.queue(sqs, empty)), w.window(), lease);
+            JsonNode totals = DeliveryWorld.page(w.reconcilePage(new HeldForFeed(DeadLetterDepth.queue(sqs, empty))), w.window(), lease);
 
             assertThat(totals.get("heldForFeed").asLong()).isZero();
-            assertThat(commandedAuthorisations(w)).containsExactly("auth-1", "auth-2");
+            assertThat(w.commandedAuthorisations()).containsExactly("auth-1", "auth-2");
             w.invoke(w.handler(w.fixedGuard(), 2, DeadLetterDepth.queue(sqs, empty)), lease, 0, DeliveryBatch.FIRST,
                     new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
             assertThat(w.releases()).extracting(ProviderRelease::authorisationId).containsExactlyInAnyOrder("auth-1", "auth-2");
@@ -192,38 +176,5 @@ class DeadLetteredByRedrivePolicyTest {
     private static void due(DeliveryWorld w) {
         w.ingestion.watermark("wm-now", w.clock.instant().minus(Duration.ofMinutes(5)));
         List.of("auth-1", "auth-2").forEach(id -> w.ingestion.authorise(id, 1_000, DeliveryWorld.CUTOFF.minus(Duration.ofHours(1))));
-    }
-
-    private static ReconcilePageHandler reconcile(DeliveryWorld w, LocalDynamo.Engine engine, DeadLetterDepth deadLetters) {
-        return new ReconcilePageHandler(
-                new CandidateFinder(w.dynamo, engine.tables().authorisations()),
-                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                new SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(w.dynamo,
-                        engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
-                new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock,
-                FeedGate.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT, MaxSettlementFeedLag.DEFAULT, w.clock),
-                new HeldForFeed(deadLetters));
-    }
-
-    private static List<String> commandedAuthorisations(DeliveryWorld w) {
-        return w.dynamo.scan(b -> b.tableName(w.engine.tables().releaseCommands()).consistentRead(true)).items().stream()
-                .map(c -> c.get(ReleaseCommands.AUTHORISATION_ID).s()).sorted().toList();
-    }
-
-    private static JsonNode page(ReconcilePageHandler handler, NightWindow window, LeaseToken lease) {
-        ObjectNode root = JsonHandler.json().createObjectNode();
-        root.set("window", JsonHandler.json().valueToTree(window));
-        root.set("lease", JsonHandler.json().valueToTree(lease));
-        root.set("page", JsonHandler.json().createObjectNode().putNull("cursor"));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            handler.handleRequest(new ByteArrayInputStream(root.toString().getBytes(StandardCharsets.UTF_8)), out,
-                    new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));
-            return JsonHandler.json().readTree(out.toByteArray()).get("totals");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

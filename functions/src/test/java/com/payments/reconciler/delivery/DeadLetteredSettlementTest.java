@@ -1,32 +1,16 @@
 package com.payments.reconciler.delivery;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.payments.reconciler.ingest.IngestOutcome;
 import com.payments.reconciler.ingest.Refusal;
-import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
-import com.payments.reconciler.reconcile.CandidateFinder;
 import com.payments.reconciler.reconcile.DeadLetterDepth;
-import com.payments.reconciler.reconcile.FeedGate;
-import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.reconcile.HeldForFeed;
-import com.payments.reconciler.reconcile.ReconcilePageHandler;
-import com.payments.reconciler.reconcile.SettlementCheck;
-import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.window.NightWindow;
-import com.payments.reconciler.workflow.EmfMetrics;
-import com.payments.reconciler.workflow.JsonHandler;
-import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.Timing;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -60,12 +44,12 @@ class DeadLetteredSettlementTest {
             assertThat(settlementsItem(w, Settlements.heldKey("auth-1"))).as("the hold recorded at refusal").isNotEmpty();
             assertThat(settlementsItem(w, "auth-1")).as("the settlement was never stored").isEmpty();
 
-            JsonNode totals = page(reconcile(w, engine, new HeldForFeed(DeadLetterDepth.empty())),
+            JsonNode totals = DeliveryWorld.page(w.reconcilePage(new HeldForFeed(DeadLetterDepth.empty())),
                     w.window(), w.acquire("worker-A", Timing.LEASE_DURATION));
 
             assertThat(totals.get("heldForFeed").asLong()).isEqualTo(1);
             assertThat(totals.get("releaseRequested").asLong()).isEqualTo(1);
-            assertThat(commandedAuthorisations(w)).containsExactly("auth-2");
+            assertThat(w.commandedAuthorisations()).containsExactly("auth-2");
         }
     }
 
@@ -78,11 +62,11 @@ class DeadLetteredSettlementTest {
             w.dynamo.deleteItem(b -> b.tableName(engine.tables().settlements())
                     .key(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.heldKey("auth-1")))));
 
-            JsonNode totals = page(reconcile(w, engine, new HeldForFeed(DeadLetterDepth.empty())), w.window(),
+            JsonNode totals = DeliveryWorld.page(w.reconcilePage(new HeldForFeed(DeadLetterDepth.empty())), w.window(),
                     w.acquire("worker-A", Timing.LEASE_DURATION));
 
             assertThat(totals.get("heldForFeed").asLong()).isZero();
-            assertThat(commandedAuthorisations(w)).as("the platform settled auth-1, yet its release is commanded")
+            assertThat(w.commandedAuthorisations()).as("the platform settled auth-1, yet its release is commanded")
                     .containsExactlyInAnyOrder("auth-1", "auth-2");
         }
     }
@@ -98,13 +82,13 @@ class DeadLetteredSettlementTest {
             NightWindow base = w.window();
             NightWindow dryRun = new NightWindow(base.windowId(), base.windowStart(), base.cutoff(), base.gracePeriod(), true, base.shards());
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
-            JsonNode dry = page(reconcile(w, engine, held), dryRun, lease);
+            JsonNode dry = DeliveryWorld.page(w.reconcilePage(held), dryRun, lease);
             assertThat(dry.get("heldForFeed").asLong()).isEqualTo(2);
             assertThat(dry.get("wouldRelease").asLong()).isZero();
 
-            JsonNode real = page(reconcile(w, engine, held), base, lease);
+            JsonNode real = DeliveryWorld.page(w.reconcilePage(held), base, lease);
             assertThat(real.get("heldForFeed").asLong()).isEqualTo(2);
-            assertThat(commandedAuthorisations(w)).isEmpty();
+            assertThat(w.commandedAuthorisations()).isEmpty();
         }
     }
 
@@ -125,41 +109,8 @@ class DeadLetteredSettlementTest {
         List.of("auth-1", "auth-2").forEach(id -> w.ingestion.authorise(id, 1_000, DeliveryWorld.CUTOFF.minus(Duration.ofHours(1))));
     }
 
-    private static ReconcilePageHandler reconcile(DeliveryWorld w, LocalDynamo.Engine engine, HeldForFeed held) {
-        return new ReconcilePageHandler(
-                new CandidateFinder(w.dynamo, engine.tables().authorisations()),
-                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                new SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(w.dynamo,
-                        engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
-                new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock,
-                FeedGate.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT, MaxSettlementFeedLag.DEFAULT, w.clock),
-                held);
-    }
-
     private static Map<String, AttributeValue> settlementsItem(DeliveryWorld w, String key) {
         return w.dynamo.getItem(b -> b.tableName(w.engine.tables().settlements()).consistentRead(true)
                 .key(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(key)))).item();
-    }
-
-    private static List<String> commandedAuthorisations(DeliveryWorld w) {
-        return w.dynamo.scan(b -> b.tableName(w.engine.tables().releaseCommands()).consistentRead(true)).items().stream()
-                .map(c -> c.get(ReleaseCommands.AUTHORISATION_ID).s()).sorted().toList();
-    }
-
-    private static JsonNode page(ReconcilePageHandler handler, NightWindow window, LeaseToken lease) {
-        ObjectNode root = JsonHandler.json().createObjectNode();
-        root.set("window", JsonHandler.json().valueToTree(window));
-        root.set("lease", JsonHandler.json().valueToTree(lease));
-        root.set("page", JsonHandler.json().createObjectNode().putNull("cursor"));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            handler.handleRequest(new ByteArrayInputStream(root.toString().getBytes(StandardCharsets.UTF_8)), out,
-                    new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));
-            return JsonHandler.json().readTree(out.toByteArray()).get("totals");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

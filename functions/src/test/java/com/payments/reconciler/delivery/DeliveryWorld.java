@@ -277,6 +277,44 @@ final class DeliveryWorld implements AutoCloseable {
                 new InvariantAudit.Completion(CUTOFF, true, backlog));
     }
 
+    /** ReconcilePage as deployed, on this world's tables and clock, with {@code held} as its holds for feed. */
+    com.payments.reconciler.reconcile.ReconcilePageHandler reconcilePage(com.payments.reconciler.reconcile.HeldForFeed held) {
+        return new com.payments.reconciler.reconcile.ReconcilePageHandler(
+                new com.payments.reconciler.reconcile.CandidateFinder(dynamo, engine.tables().authorisations()),
+                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
+                new com.payments.reconciler.reconcile.SettlementCheck(dynamo, engine.tables().settlements(), NO_WAIT),
+                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
+                new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(dynamo,
+                        engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, clock),
+                new EmfMetrics(clock, "ReconcilePage", line -> { }), clock,
+                com.payments.reconciler.reconcile.FeedGate.stored(dynamo, engine.tables().settlements(), NO_WAIT,
+                        com.payments.reconciler.workflow.MaxSettlementFeedLag.DEFAULT, clock),
+                held);
+    }
+
+    /** One ReconcilePage call on the first page of {@code window}: its totals. */
+    static com.fasterxml.jackson.databind.JsonNode page(com.payments.reconciler.reconcile.ReconcilePageHandler handler, NightWindow window,
+                                                        LeaseToken lease) {
+        ObjectNode root = JsonHandler.json().createObjectNode();
+        root.set("window", JsonHandler.json().valueToTree(window));
+        root.set("lease", JsonHandler.json().valueToTree(lease));
+        root.set("page", JsonHandler.json().createObjectNode().putNull("cursor"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            handler.handleRequest(new ByteArrayInputStream(root.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)), out,
+                    new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));
+            return JsonHandler.json().readTree(out.toByteArray()).get("totals");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The authorisations with a command, sorted. */
+    List<String> commandedAuthorisations() {
+        return dynamo.scan(b -> b.tableName(engine.tables().releaseCommands()).consistentRead(true)).items().stream()
+                .map(c -> c.get(ReleaseCommands.AUTHORISATION_ID).s()).sorted().toList();
+    }
+
     @Override
     public void close() {
         provider.close();
