@@ -34,10 +34,10 @@ import org.slf4j.MDC;
  * Consumes the ingestion queue (docs/integration.md): an SQS event in, a partial batch response out
  * ({@code {"batchItemFailures":[{"itemIdentifier": messageId}]}}, the event source mapping has
  * {@code ReportBatchItemFailures}). Each message is decided on its own; one that was not applied — refused, or a
- * transient store failure — is named, the others are deleted by Lambda. A refused message is sent to the dead-letter
- * queue here ({@link DeadLetters}) and then reported done, so it is deleted on its first receive; only if that send
- * fails is it named, and the redrive policy moves it after {@code maxReceiveCount} receives (docs/decisions.md). Its
- * reason is logged here by message id, never its body.
+ * transient store failure — is named, the others are deleted by Lambda. A refused message is sent to the refused-events
+ * queue here ({@link RefusedEvents}), after its hold item is written, and then reported done, so it is deleted on its
+ * first receive; only if that send fails is it named, and the redrive policy moves it to the dead-letter queue after
+ * {@code maxReceiveCount} receives (docs/decisions.md). Its reason is logged here by message id, never its body.
  * Ingestion is not the leader and takes no lease (docs/decisions.md, "Ingestion writes without the lease").
  *
  * <p>Decodes the SQS event with the project's JSON rules rather than aws-lambda-java-events (kept out of the Lambda
@@ -50,7 +50,7 @@ public final class IngestEventsHandler implements RequestStreamHandler {
     static final String MESSAGE_ID_LOG_FIELD = "messageId";
 
     private final EventIngestion ingestion;
-    private final DeadLetters deadLetters;
+    private final RefusedEvents refusedEvents;
     private final EmfMetrics metrics;
 
     public IngestEventsHandler() {
@@ -66,12 +66,12 @@ public final class IngestEventsHandler implements RequestStreamHandler {
                         new IngestStore(env.aws().dynamo(), env.required(TableNames.ENV_AUTHORISATIONS),
                                 env.required(TableNames.ENV_SETTLEMENTS),
                                 Optional.ofNullable(env.optional(TableNames.ENV_RELEASE_COMMANDS, null)), Backoff.standard()), outcomes(env), Clock.systemUTC()),
-                new SqsDeadLetters(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)), metrics);
+                new SqsRefusedEvents(env.aws().sqs(), env.required(EnvVars.INGEST_REFUSED_QUEUE_URL)), metrics);
     }
 
-    public IngestEventsHandler(EventIngestion ingestion, DeadLetters deadLetters, EmfMetrics metrics) {
+    public IngestEventsHandler(EventIngestion ingestion, RefusedEvents refusedEvents, EmfMetrics metrics) {
         this.ingestion = ingestion;
-        this.deadLetters = deadLetters;
+        this.refusedEvents = refusedEvents;
         this.metrics = metrics;
     }
 
@@ -135,13 +135,13 @@ public final class IngestEventsHandler implements RequestStreamHandler {
                         if (refused.refusal().reason() == Refusal.Reason.CARDHOLDER_DATA) {
                             counts.merge(Metrics.INGEST_REFUSED_CARD_DATA, 1L, Long::sum);
                         }
-                        if (sentToDeadLetters(message, refused.refusal())) {
-                            // Not reported: Lambda deletes it from the ingestion queue, its copy is in the dead-letter queue.
-                            LOG.warn("event refused ({}), sent to the dead-letter queue: {}", refused.refusal().reason(), refused.refusal().message());
+                        if (sentToRefusedEvents(message, refused.refusal())) {
+                            // Not reported: Lambda deletes it from the ingestion queue, its copy is in the refused-events queue.
+                            LOG.warn("event refused ({}), sent to the refused-events queue: {}", refused.refusal().reason(), refused.refusal().message());
                         } else {
                             // Reported, so the redrive policy moves it to the dead-letter queue after maxReceiveCount.
                             failures.addObject().put("itemIdentifier", message.id());
-                            LOG.warn("event refused ({}), not sent to the dead-letter queue, left for the redrive policy: {}",
+                            LOG.warn("event refused ({}), not sent to the refused-events queue, left for the redrive policy: {}",
                                     refused.refusal().reason(), refused.refusal().message());
                         }
                     }
@@ -163,15 +163,15 @@ public final class IngestEventsHandler implements RequestStreamHandler {
     }
 
     /** SQS refuses an empty body; a refused message without one is left to the redrive policy. */
-    private boolean sentToDeadLetters(Message message, Refusal refusal) {
+    private boolean sentToRefusedEvents(Message message, Refusal refusal) {
         if (message.body() == null || message.body().isEmpty()) {
             return false;
         }
         try {
-            deadLetters.send(message.id(), message.body(), refusal);
+            refusedEvents.send(message.id(), message.body(), refusal);
             return true;
         } catch (RuntimeException e) {
-            LOG.warn("the dead-letter queue refused the event: {}: {}", e.getClass().getSimpleName(), e.getMessage());
+            LOG.warn("the refused-events queue did not take the event: {}: {}", e.getClass().getSimpleName(), e.getMessage());
             return false;
         }
     }

@@ -1,6 +1,6 @@
 package com.payments.reconciler.ingest;
 
-/** What became of one event. Only {@link Refused} goes back to the queue (and on to its dead-letter queue). */
+/** What became of one event. Only {@link Refused} leaves the ingestion queue for the refused-events queue. */
 public sealed interface IngestOutcome {
 
     /** Written: {@code write} names which write applied it (the last, when the first was answered by the item). */

@@ -25,6 +25,6 @@ public interface AwsClients {
 
     SecretsManagerClient secrets();
 
-    /** IngestEvents' client for the ingestion dead-letter queue. */
+    /** SQS: IngestEvents sends refusals to the refused-events queue; ReconcilePage and DeliverCommands read the dead-letter queue's depth. */
     SqsClient sqs();
 }

@@ -24,8 +24,16 @@ public final class EnvVars {
     public static final String SHARDS = "SHARDS";
     /** StartWindow: decide but write nothing. */
     public static final String DRY_RUN = "DRY_RUN";
-    /** IngestEvents: the ingestion dead-letter queue's URL, where it sends the events it refuses. */
+    /**
+     * ReconcilePage and DeliverCommands: the ingestion dead-letter queue's URL, whose depth they read before releasing
+     * ({@code reconcile.DeadLetterDepth}). Only SQS's redrive puts messages there: a message no code has seen.
+     */
     public static final String INGEST_DEAD_LETTER_QUEUE_URL = "INGEST_DEAD_LETTER_QUEUE_URL";
+    /**
+     * IngestEvents: the refused-events queue's URL, where it sends the events it refuses (after writing their hold item).
+     * Never read by a night: each refusal is covered exactly by its hold item.
+     */
+    public static final String INGEST_REFUSED_QUEUE_URL = "INGEST_REFUSED_QUEUE_URL";
     /** StartWindow: how many days back a window may be started (default 30). */
     public static final String WINDOW_HORIZON_DAYS = "WINDOW_HORIZON_DAYS";
     /** DeliverCommands: the provider's base URL. */

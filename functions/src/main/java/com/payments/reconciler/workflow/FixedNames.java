@@ -20,12 +20,14 @@ public final class FixedNames {
     public static final String PROVIDER_SECRET_SUFFIX = "provider-api-key";
     public static final String INGEST_QUEUE_SUFFIX = "ingest-events";
     public static final String INGEST_DEAD_LETTER_QUEUE_SUFFIX = "ingest-events-dlq";
+    /** The events IngestEvents refused, sent there by the function itself (the dead-letter queue holds only SQS's moves). */
+    public static final String INGEST_REFUSED_QUEUE_SUFFIX = "ingest-events-refused";
     public static final String SCHEDULE_DEAD_LETTER_QUEUE_SUFFIX = "schedule-dlq";
     public static final String START_WINDOW_FAILURES_SUFFIX = "start-window-failures";
 
     /** The queues a new stack creates under fixed names (SQS refuses a second queue of a name with other attributes). */
     public static final List<String> QUEUE_SUFFIXES = List.of(INGEST_QUEUE_SUFFIX, INGEST_DEAD_LETTER_QUEUE_SUFFIX,
-            SCHEDULE_DEAD_LETTER_QUEUE_SUFFIX, START_WINDOW_FAILURES_SUFFIX);
+            INGEST_REFUSED_QUEUE_SUFFIX, SCHEDULE_DEAD_LETTER_QUEUE_SUFFIX, START_WINDOW_FAILURES_SUFFIX);
 
     public static String stackName(String prefix) {
         return prefix + STACK_SUFFIX;

@@ -21,8 +21,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 18's "done when": events with a card-number-like field are refused (reported, so SQS moves them to the
- * dead-letter queue) and appear nowhere in the tables or the logs. Greps every item of every table, the engine's
+ * Issue 18's "done when": events with a card-number-like field are refused (IngestEvents sends them to the
+ * refused-events queue itself) and appear nowhere in the tables or the logs. Greps every item of every table, the engine's
  * log of applied writes, every log line (message and MDC) and every metric line for each card number sent, in
  * every notation it was sent in; {@link #theGrepFindsACardNumberWhereOneIs} shows the grep finds one that is there.
  */
@@ -68,7 +68,7 @@ class CardDataNeverStoredTest {
 
     @Test
     void eventsWithCardDataAreRefusedAndAppearInNoTableAndNoLog(LocalDynamo.Engine engine) {
-        String deadLetters = IngestEventsHandlerTest.deadLetterQueue(engine);
+        String deadLetters = IngestEventsHandlerTest.refusedQueue(engine);
         IngestEventsHandler handler = IngestEventsHandlerTest.handler(engine, metricLines, deadLetters);
         Map<String, String> bodies = new LinkedHashMap<>(CARD_EVENTS);
         bodies.put("m-clean", EventIngestionTest.created("evt-9", "auth-9", 2599, "2026-11-28T10:00:00Z"));
@@ -77,13 +77,13 @@ class CardDataNeverStoredTest {
 
         List<String> failed = new ArrayList<>();
         response.path("batchItemFailures").forEach(f -> failed.add(f.path("itemIdentifier").textValue()));
-        // Refused, each sent to the dead-letter queue (the one place a refused body may go: encrypted, for a person).
+        // Refused, each sent to the refused-events queue (the one place a refused body may go: encrypted, for a person).
         assertThat(failed).isEmpty();
         List<String> deadLettered = new ArrayList<>();
         var sqs = new com.payments.reconciler.testing.LocalAwsClients(engine.moto().endpoint()).sqs();
         for (int i = 0; i < 3; i++) {
             sqs.receiveMessage(b -> b.queueUrl(deadLetters).maxNumberOfMessages(10).messageAttributeNames("All")).messages().forEach(m ->
-                    deadLettered.add(m.messageAttributes().get(SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE).stringValue()));
+                    deadLettered.add(m.messageAttributes().get(SqsRefusedEvents.SOURCE_MESSAGE_ID_ATTRIBUTE).stringValue()));
         }
         assertThat(deadLettered).containsExactlyInAnyOrderElementsOf(CARD_EVENTS.keySet());
         assertThat(everythingStoredAndLogged(engine)).contains("auth-9"); // the clean event went through

@@ -44,32 +44,32 @@ class IngestEventsHandlerTest {
     }
 
     static IngestEventsHandler handler(LocalDynamo.Engine engine, List<String> metricLines) {
-        return handler(engine, metricLines, deadLetterQueue(engine));
+        return handler(engine, metricLines, refusedQueue(engine));
     }
 
-    static IngestEventsHandler handler(LocalDynamo.Engine engine, List<String> metricLines, String deadLetterQueueUrl) {
+    static IngestEventsHandler handler(LocalDynamo.Engine engine, List<String> metricLines, String refusedQueueUrl) {
         Clock clock = Clock.fixed(Instant.parse("2026-12-01T03:00:00Z"), ZoneOffset.UTC);
         HandlerEnvironment env = new HandlerEnvironment(Map.of(
                 TableNames.ENV_AUTHORISATIONS, engine.tables().authorisations(),
                 TableNames.ENV_SETTLEMENTS, engine.tables().settlements(),
                 EnvVars.SHARDS, "4",
-                EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueueUrl), new LocalAwsClients(engine.moto().endpoint()), clock);
+                EnvVars.INGEST_REFUSED_QUEUE_URL, refusedQueueUrl), new LocalAwsClients(engine.moto().endpoint()), clock);
         return new IngestEventsHandler(env, new EmfMetrics(clock, "IngestEvents", metricLines::add));
     }
 
-    /** A fresh dead-letter queue on the engine's moto, as the stack's {@code {prefix}ingest-events-dlq}. */
-    static String deadLetterQueue(LocalDynamo.Engine engine) {
+    /** A fresh refused-events queue on the engine's moto, as the stack's {@code {prefix}ingest-events-refused}. */
+    static String refusedQueue(LocalDynamo.Engine engine) {
         return new LocalAwsClients(engine.moto().endpoint()).sqs()
-                .createQueue(b -> b.queueName("ingest-events-dlq-" + java.util.UUID.randomUUID())).queueUrl();
+                .createQueue(b -> b.queueName("ingest-events-refused-" + java.util.UUID.randomUUID())).queueUrl();
     }
 
-    /** The dead letters' refusal attribute, message by message. */
-    private static List<String> deadLetters(LocalDynamo.Engine engine, String queueUrl) {
+    /** The refused copies' refusal attribute, message by message. */
+    private static List<String> refusedCopies(LocalDynamo.Engine engine, String queueUrl) {
         List<String> found = new ArrayList<>();
         var sqs = new LocalAwsClients(engine.moto().endpoint()).sqs();
         sqs.receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10).messageAttributeNames("All")).messages()
-                .forEach(m -> found.add(m.messageAttributes().get(SqsDeadLetters.REFUSAL_ATTRIBUTE).stringValue() + " "
-                        + m.messageAttributes().get(SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE).stringValue()));
+                .forEach(m -> found.add(m.messageAttributes().get(SqsRefusedEvents.REFUSAL_ATTRIBUTE).stringValue() + " "
+                        + m.messageAttributes().get(SqsRefusedEvents.SOURCE_MESSAGE_ID_ATTRIBUTE).stringValue()));
         return found;
     }
 
@@ -99,13 +99,13 @@ class IngestEventsHandlerTest {
     }
 
     /**
-     * A refused event goes to the dead-letter queue at once and is reported done, so it is deleted on its first receive
-     * and takes none of the receives meant for transient failures; the dead letter says why and which message it was.
+     * A refused event goes to the refused-events queue at once and is reported done, so it is deleted on its first receive
+     * and takes none of the receives meant for transient failures; the refused copy says why and which message it was.
      */
     @Test
-    void refusedEventsAreSentToTheDeadLetterQueueAndNotReported(LocalDynamo.Engine engine) throws Exception {
-        String dlq = deadLetterQueue(engine);
-        IngestEventsHandler sending = handler(engine, metricLines, dlq);
+    void refusedEventsAreSentToTheRefusedEventsQueueAndNotReported(LocalDynamo.Engine engine) throws Exception {
+        String refused = refusedQueue(engine);
+        IngestEventsHandler sending = handler(engine, metricLines, refused);
         Map<String, String> bodies = new java.util.LinkedHashMap<>();
         bodies.put("m-1", EventIngestionTest.created("evt-1", "auth-1", 2599, "2026-11-28T10:00:00Z"));
         bodies.put("m-2", "{not json");
@@ -114,14 +114,35 @@ class IngestEventsHandlerTest {
         JsonNode response = sending.handle(sqsEvent(bodies));
 
         assertThat(failedIds(response)).as("nothing left for a retry").isEmpty();
-        assertThat(deadLetters(engine, dlq)).containsExactlyInAnyOrder("MALFORMED m-2", "CONFLICT m-5");
+        assertThat(refusedCopies(engine, refused)).containsExactlyInAnyOrder("MALFORMED m-2", "CONFLICT m-5");
         assertThat(JSON.readTree(metricLines.getFirst()).path(Metrics.INGEST_REFUSED).asLong()).isEqualTo(2);
     }
 
-    /** When the dead-letter queue cannot take it, a refused event is reported, and the redrive policy is the net. */
+    /**
+     * Held for feed: a refusal never reaches the dead-letter queue, so the night's depth rule ({@code DeadLetterDepth}, on
+     * the queue ReconcilePage and DeliverCommands read) stays Empty and only the refusal's hold item holds anything. The
+     * known-bad twin: the same rule pointed at the queue the refusals went to (the old arrangement) holds the whole night.
+     */
+    @Test
+    void refusalsLeaveTheDeadLetterQueuesDepthAtZero(LocalDynamo.Engine engine) {
+        String refused = refusedQueue(engine);
+        var sqs = new LocalAwsClients(engine.moto().endpoint()).sqs();
+        String deadLetters = sqs.createQueue(b -> b.queueName("ingest-events-dlq-" + java.util.UUID.randomUUID())).queueUrl();
+        IngestEventsHandler sending = handler(engine, metricLines, refused);
+
+        sending.handle(sqsEvent(Map.of("m-1", "{\"type\":\"no.such.type\"}", "m-2", "{not json")));
+
+        assertThat(refusedCopies(engine, refused)).hasSize(2);
+        assertThat(com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, deadLetters).read())
+                .isInstanceOf(com.payments.reconciler.reconcile.DeadLetterDepth.Empty.class);
+        assertThat(com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, refused).read().holds())
+                .as("known bad: the depth rule on the refused-events queue").isTrue();
+    }
+
+    /** When the refused-events queue cannot take it, a refused event is reported, and the redrive policy is the net. */
     @Test
     void aRefusedEventTheDeadLetterQueueDoesNotTakeIsLeftForTheRedrivePolicy(LocalDynamo.Engine engine) {
-        String missing = deadLetterQueue(engine).replaceAll("[^/]+$", "no-such-queue");
+        String missing = refusedQueue(engine).replaceAll("[^/]+$", "no-such-queue");
         IngestEventsHandler unsent = handler(engine, metricLines, missing);
         assertThat(failedIds(unsent.handle(sqsEvent(Map.of("m-2", "{not json"))))).containsExactly("m-2");
     }
@@ -139,7 +160,7 @@ class IngestEventsHandlerTest {
         handler.handleRequest(new ByteArrayInputStream(sqsEvent(bodies)), out, null);
         JsonNode response = JSON.readTree(out.toByteArray());
 
-        assertThat(failedIds(response)).as("the refused two are in the dead-letter queue, not retried").isEmpty();
+        assertThat(failedIds(response)).as("the refused two are in the refused-events queue, not retried").isEmpty();
         JsonNode metrics = JSON.readTree(metricLines.getFirst());
         assertThat(metrics.path(Metrics.INGEST_ACCEPTED).asLong()).isEqualTo(2);
         assertThat(metrics.path(Metrics.INGEST_DUPLICATES).asLong()).isEqualTo(1);
@@ -160,7 +181,7 @@ class IngestEventsHandlerTest {
     void aStoreThatCannotBeReachedLeavesEveryMessageForARetry(LocalDynamo.Engine engine) throws Exception {
         HandlerEnvironment env = new HandlerEnvironment(Map.of(
                 TableNames.ENV_AUTHORISATIONS, "no-such-table", TableNames.ENV_SETTLEMENTS, "no-such-table-either",
-                EnvVars.SHARDS, "4", EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueue(engine)),
+                EnvVars.SHARDS, "4", EnvVars.INGEST_REFUSED_QUEUE_URL, refusedQueue(engine)),
                 new LocalAwsClients(engine.moto().endpoint()), Clock.systemUTC());
         IngestEventsHandler broken = new IngestEventsHandler(env, new EmfMetrics(Clock.systemUTC(), "IngestEvents", metricLines::add));
 
@@ -197,14 +218,14 @@ class IngestEventsHandlerTest {
      */
     @Test
     void anIncrementBeforeItsCreateIsLeftForSqsToDeliverAgainNotDeadLettered(LocalDynamo.Engine engine) {
-        String dlq = deadLetterQueue(engine);
-        IngestEventsHandler sending = handler(engine, metricLines, dlq);
+        String refused = refusedQueue(engine);
+        IngestEventsHandler sending = handler(engine, metricLines, refused);
         String increment = """
                 {"version":2,"type":"authorisation.incremented","eventId":"evt-i","authorisationId":"auth-1","amountMinor":4000,\
                 "currency":"EUR","incrementedAt":"2026-11-29T10:00:00Z"}""";
 
         assertThat(failedIds(sending.handle(sqsEvent(Map.of("m-1", increment))))).containsExactly("m-1");
-        assertThat(deadLetters(engine, dlq)).isEmpty();
+        assertThat(refusedCopies(engine, refused)).isEmpty();
 
         sending.handle(sqsEvent(Map.of("m-2", EventIngestionTest.created("evt-1", "auth-1", 2599, "2026-11-28T10:00:00Z"))));
         assertThat(failedIds(sending.handle(sqsEvent(Map.of("m-1", increment))))).isEmpty();

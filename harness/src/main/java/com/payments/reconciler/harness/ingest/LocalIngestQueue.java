@@ -121,7 +121,7 @@ public final class LocalIngestQueue implements AutoCloseable {
         while (true) {
             List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterUrl).maxNumberOfMessages(SEND_BATCH)
                     .visibilityTimeout(3600).waitTimeSeconds(0)
-                    .messageAttributeNames(com.payments.reconciler.ingest.SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE)).messages();
+                    .messageAttributeNames(com.payments.reconciler.ingest.SqsRefusedEvents.SOURCE_MESSAGE_ID_ATTRIBUTE)).messages();
             if (batch.isEmpty()) {
                 break;
             }
@@ -129,7 +129,7 @@ public final class LocalIngestQueue implements AutoCloseable {
         }
         java.util.Set<String> sources = new java.util.HashSet<>();
         for (Message m : all) {
-            var source = m.messageAttributes().get(com.payments.reconciler.ingest.SqsDeadLetters.SOURCE_MESSAGE_ID_ATTRIBUTE);
+            var source = m.messageAttributes().get(com.payments.reconciler.ingest.SqsRefusedEvents.SOURCE_MESSAGE_ID_ATTRIBUTE);
             if (source != null) {
                 sources.add(source.stringValue());
             }

@@ -5,11 +5,11 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
- * {@link DeadLetters} on the ingestion dead-letter queue: one SendMessage, with the refusal's class and the source
+ * {@link RefusedEvents} on the refused-events queue ({@code EnvVars.INGEST_REFUSED_QUEUE_URL}): one SendMessage, with the refusal's class and the source
  * message id as message attributes (never the field's problem text, which names the field only, but stays in the log).
- * The role may send to this queue only, and use the data key through SQS for it.
+ * The role may send to this queue only (not to the dead-letter queue), and use the data key through SQS for it.
  */
-public final class SqsDeadLetters implements DeadLetters {
+public final class SqsRefusedEvents implements RefusedEvents {
 
     public static final String REFUSAL_ATTRIBUTE = "refusal";
     public static final String SOURCE_MESSAGE_ID_ATTRIBUTE = "sourceMessageId";
@@ -17,7 +17,7 @@ public final class SqsDeadLetters implements DeadLetters {
     private final SqsClient sqs;
     private final String queueUrl;
 
-    public SqsDeadLetters(SqsClient sqs, String queueUrl) {
+    public SqsRefusedEvents(SqsClient sqs, String queueUrl) {
         this.sqs = sqs;
         this.queueUrl = queueUrl;
     }
