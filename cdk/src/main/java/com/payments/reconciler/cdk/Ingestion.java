@@ -7,6 +7,8 @@ import com.payments.reconciler.workflow.ReservedConcurrency;
 import com.payments.reconciler.workflow.Timing;
 import java.util.List;
 import java.util.Map;
+import io.github.cdklabs.cdknag.NagPackSuppression;
+import io.github.cdklabs.cdknag.NagSuppressions;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.PolicyStatement;
@@ -19,7 +21,7 @@ import software.constructs.Construct;
 
 /**
  * The way a card platform's events come in (docs/integration.md): an SQS queue under the data key, TLS only, with
- * its dead-letter queue and redrive policy, consumed by IngestEvents' alias through an event source mapping with
+ * its dead-letter queue and redrive policy, and a refused-events queue beside it, consumed by IngestEvents' alias through an event source mapping with
  * {@code ReportBatchItemFailures} and a {@code MaximumConcurrency} equal to the function's reservation
  * ({@link ReservedConcurrency#INGESTION_MAX_CONCURRENCY}). The mapping polls with the function's role, which is
  * granted exactly what the mapping calls on this queue and the key's use through SQS — not CDK's
@@ -30,8 +32,9 @@ public final class Ingestion extends Construct {
     /**
      * Receives before SQS moves a message to the dead-letter queue: AWS's guidance for a queue feeding Lambda is at least
      * five, so a transient failure (throttling, a SnapStart error, a store blip) gets five tries a visibility timeout
-     * apart. A refused event does not use them: IngestEvents sends it to the dead-letter queue itself and reports it done;
-     * only if that send fails does the redrive policy move it after these receives (docs/decisions.md).
+     * apart. A refused event does not use them: IngestEvents sends it to the refused-events queue itself and reports it
+     * done; only if that send fails does the redrive policy move it to the dead-letter queue after these receives
+     * (docs/decisions.md).
      */
     public static final int MAX_RECEIVE_COUNT = 5;
     /** As the stack's other dead-letter queues keep theirs: SQS's longest retention, time for a person. */
@@ -45,13 +48,15 @@ public final class Ingestion extends Construct {
 
     private final Queue queue;
     private final Queue deadLetterQueue;
+    private final Queue refusedQueue;
     private final EventSourceMapping mapping;
 
     public Ingestion(Construct scope, String id, StackConfig config, EncryptionKeys keys, ReconcilerFunctions functions) {
         super(scope, id);
         this.deadLetterQueue = DeadLetterQueues.create(this, "DeadLetters", config.physicalName(FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX), keys.data(),
-                DEAD_LETTER_RETENTION, "the ingestion queue (events IngestEvents refused, or could not apply in "
-                        + MAX_RECEIVE_COUNT + " receives)");
+                DEAD_LETTER_RETENTION, "the ingestion queue (events IngestEvents could not apply in "
+                        + MAX_RECEIVE_COUNT + " receives: SQS's redrive only)");
+        this.refusedQueue = refusedQueue(this, config, keys);
         this.queue = Queue.Builder.create(this, "Queue")
                 .queueName(config.physicalName(FixedNames.INGEST_QUEUE_SUFFIX))
                 .encryption(QueueEncryption.KMS)
@@ -80,17 +85,19 @@ public final class Ingestion extends Construct {
                 .resources(List.of(keys.data().getKeyArn()))
                 .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
                 .build());
-        // Refused events: IngestEvents sends them to this one queue (SendMessage encrypts with the sender's permissions:
-        // GenerateDataKey here, Decrypt through SQS is granted above on the same key, not repeated; IngestionTest
-        // asserts the two together on the dead-letter queue's key, so giving either queue its own key fails there).
-        functions.function(LambdaFunction.INGEST_EVENTS).addEnvironment(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, deadLetterQueue.getQueueUrl());
+        // Refused events: IngestEvents sends them to this one queue, never to the dead-letter queue, whose depth holds a whole
+        // night and so must count only what SQS's redrive moved there (a message no code has seen); a refusal is covered
+        // exactly by the hold item written before the send (docs/design.md, "Held for feed"). SendMessage encrypts with the
+        // sender's permissions: GenerateDataKey here, Decrypt through SQS is granted above on the same key, not repeated;
+        // IngestionTest asserts the two together on the refused queue's key, so giving either queue its own key fails there.
+        functions.function(LambdaFunction.INGEST_EVENTS).addEnvironment(EnvVars.INGEST_REFUSED_QUEUE_URL, refusedQueue.getQueueUrl());
         role.addToPolicy(PolicyStatement.Builder.create()
-                .sid("RefusedEventsToDeadLetters")
+                .sid(REFUSED_EVENTS_SID)
                 .actions(List.of("sqs:SendMessage"))
-                .resources(List.of(deadLetterQueue.getQueueArn()))
+                .resources(List.of(refusedQueue.getQueueArn()))
                 .build());
         role.addToPolicy(PolicyStatement.Builder.create()
-                .sid("DeadLetterQueueKey")
+                .sid(REFUSED_QUEUE_KEY_SID)
                 .actions(List.of("kms:GenerateDataKey"))
                 .resources(List.of(keys.data().getKeyArn()))
                 .conditions(Map.of("StringEquals", Map.of("kms:ViaService", "sqs." + Stack.of(this).getRegion() + ".amazonaws.com")))
@@ -110,6 +117,35 @@ public final class Ingestion extends Construct {
         mapping.getNode().addDependency(role);
     }
 
+    /** IngestEvents' statement that sends its refusals to the refused-events queue (and to no other queue). */
+    public static final String REFUSED_EVENTS_SID = "RefusedEventsToTheirQueue";
+    /** The data key's GenerateDataKey through SQS, for that send. */
+    public static final String REFUSED_QUEUE_KEY_SID = "RefusedQueueKey";
+    public static final String OUTPUT_REFUSED_QUEUE_URL = "IngestRefusedQueueUrl";
+
+    /**
+     * The refused-events queue: the events IngestEvents refused, each with its {@code refusal} and {@code sourceMessageId}
+     * attributes, for a person (docs/operating.md, "Runbook: held for feed"). Under the data key (they are business events,
+     * and may hold what looked like card data), TLS only, SQS's longest retention as the dead-letter queues. Nothing
+     * receives from it but an operator, so it has no dead-letter queue of its own (cdk-nag SQS3 answered with why); its
+     * depth is alarmed ({@code Monitoring.INGEST_REFUSED}).
+     */
+    private static Queue refusedQueue(Construct scope, StackConfig config, EncryptionKeys keys) {
+        Queue queue = Queue.Builder.create(scope, "RefusedEvents")
+                .queueName(config.physicalName(FixedNames.INGEST_REFUSED_QUEUE_SUFFIX))
+                .encryption(QueueEncryption.KMS)
+                .encryptionMasterKey(keys.data())
+                .enforceSsl(true)
+                .retentionPeriod(DEAD_LETTER_RETENTION)
+                .build();
+        NagSuppressions.addResourceSuppressions(queue, List.of(NagPackSuppression.builder()
+                .id("AwsSolutions-SQS3")
+                .reason("This queue holds the events IngestEvents refused, for a person to read; no function receives from it, "
+                        + "so no receive can fail and a dead-letter queue of its own would stay empty. Its depth is alarmed.")
+                .build()));
+        return queue;
+    }
+
     /** The statement that lets ReconcilePage and DeliverCommands count the dead-letter queue's messages. */
     public static final String DEAD_LETTER_DEPTH_SID = "ReadDeadLetterDepth";
 
@@ -119,6 +155,10 @@ public final class Ingestion extends Construct {
 
     public Queue deadLetterQueue() {
         return deadLetterQueue;
+    }
+
+    public Queue refusedQueue() {
+        return refusedQueue;
     }
 
     public EventSourceMapping mapping() {

@@ -50,8 +50,10 @@ import software.constructs.Construct;
  *   workflow should never meet one; one means more overlapping runs than the rule allows, or the account's limit;</li>
  *   <li>{@link #BACKLOG_LEFT}: a night ended SUCCEEDED but left commands PENDING (the provider's quota and the
  *   execution budget could not fit them), emitted by DeliverCommands as {@link Metrics#BACKLOG_LEFT}.</li>
- *   <li>{@link #INGEST_DEAD_LETTERS}: an event is in the ingestion dead-letter queue (refused, or not applied in
- *   {@link Ingestion#MAX_RECEIVE_COUNT} receives; the reason is in IngestEvents' log by message id);</li>
+ *   <li>{@link #INGEST_DEAD_LETTERS}: an event is in the ingestion dead-letter queue (SQS moved it there after
+ *   {@link Ingestion#MAX_RECEIVE_COUNT} receives without success; while it is there every night is held whole);</li>
+ *   <li>{@link #INGEST_REFUSED}: an event is in the refused-events queue (IngestEvents refused it; its hold item holds
+ *   exactly what it could concern; the reason is in IngestEvents' log by message id and in the message's attributes);</li>
  *   <li>{@link #RELEASE_SURGE}: the release-surge guard held a night's delivery ({@link Metrics#RELEASE_SURGE_HELD}, emitted by
  *   ReconcilePage): the runbook's ReleaseSurge steps, then {@code bin/reconciler approve} or wait for a night in range;</li>
  *   <li>{@link #CAPTURED_AFTER_RELEASE}: settlements stored for authorisations whose release the provider had confirmed,
@@ -93,6 +95,8 @@ public final class Monitoring extends Construct {
      */
     static final Duration BACKLOG_PERIOD = Duration.seconds(Timing.EXECUTION_TIMEOUT.toSeconds());
     public static final String INGEST_DEAD_LETTERS = "IngestDeadLetters";
+    /** The refused-events queue holds a message: IngestEvents refused an event (its depth, as the dead-letter queue's alarm). */
+    public static final String INGEST_REFUSED = "IngestRefused";
     /** ReconcilePage or DeliverCommands refused to release on a stale settlement watermark (the execution fails FeedNotComplete). */
     public static final String FEED_NOT_COMPLETE = "FeedNotComplete";
     public static final String INGEST_QUEUE_AGE = "IngestQueueAge";
@@ -205,9 +209,17 @@ public final class Monitoring extends Construct {
 
         IMetric ingestDeadLetters = ingestion.deadLetterQueue().metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        levelAlarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: refused (malformed, card data, "
-                + "a conflict) or not applied in " + Ingestion.MAX_RECEIVE_COUNT + " receives. IngestEvents' log names the reason by "
-                + "message id (docs/integration.md); nothing of the event was written", ingestDeadLetters);
+        levelAlarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: SQS moved it there after "
+                + Ingestion.MAX_RECEIVE_COUNT + " receives without success (throttling, a failing IngestEvents, a refusal that could not "
+                + "be sent to the refused-events queue). No hold item names it, so every night is held whole while it is there. Runbook: "
+                + "docs/operating.md, \"held for feed\"; nothing of the event was written", ingestDeadLetters);
+        // Refusals have their own queue and alarm: a refused event holds exactly what its hold item names, never the night.
+        IMetric ingestRefused = ingestion.refusedQueue().metricApproximateNumberOfMessagesVisible(
+                MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
+        levelAlarm(config, INGEST_REFUSED, "A card-platform event is in the refused-events queue: IngestEvents refused it (malformed, "
+                + "card data, a conflict). A refused settlement holds its authorisation (held#<id>, or held#* when unreadable) until "
+                + "cleared; its attributes and IngestEvents' log name the reason by message id (docs/integration.md). Runbook: "
+                + "docs/operating.md, \"held for feed\"; nothing of the event was written", ingestRefused);
         // Either function may refuse (at the decision, or before delivery if the feed went stale in between): one alarm on both.
         IMetric feedNotComplete = MathExpression.Builder.create().label(Metrics.FEED_NOT_COMPLETE).period(PERIOD)
                 .expression("FILL(decide, 0) + FILL(deliver, 0)")
@@ -296,7 +308,7 @@ public final class Monitoring extends Construct {
                 graph("Ingestion", List.of(emitted(Metrics.INGEST_ACCEPTED, LambdaFunction.INGEST_EVENTS),
                         emitted(Metrics.INGEST_DUPLICATES, LambdaFunction.INGEST_EVENTS),
                         emitted(Metrics.INGEST_REFUSED, LambdaFunction.INGEST_EVENTS),
-                        emitted(Metrics.INGEST_RETRIED, LambdaFunction.INGEST_EVENTS), ingestDeadLetters)),
+                        emitted(Metrics.INGEST_RETRIED, LambdaFunction.INGEST_EVENTS), ingestDeadLetters, ingestRefused)),
                 graph("Ingestion queue age (s)", List.of(oldest)));
         // The dry-run adoption: per night, what the job decided and what happened after; a team watches the
         // would-release line against its own expectations for weeks before setting dryRun=false.

@@ -219,6 +219,10 @@ public final class ReconcilerStack extends Stack {
         CfnOutput.Builder.create(this, Ingestion.OUTPUT_QUEUE_ARN)
                 .description("The ingestion queue, for a publisher's sqs:SendMessage grant or an EventBridge target")
                 .value(ingestion.queue().getQueueArn()).build();
+        CfnOutput.Builder.create(this, Ingestion.OUTPUT_REFUSED_QUEUE_URL)
+                .description("The events IngestEvents refused, with their refusal and sourceMessageId attributes: read them here "
+                        + "(docs/operating.md, held for feed)")
+                .value(ingestion.refusedQueue().getQueueUrl()).build();
         CfnOutput.Builder.create(this, "ProviderSecretArn")
                 .description("Put the provider API key here: {\"apiKey\": \"...\"} (docs/deploy.md)")
                 .value(providerSecret.getSecretArn())

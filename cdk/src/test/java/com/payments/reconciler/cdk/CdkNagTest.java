@@ -63,8 +63,8 @@ class CdkNagTest {
         System.out.println("synthesis time for the shared fixture: " + synth.synthMillis + " ms");
         assertThat(counts).containsEntry("AWS::DynamoDB::Table", 5).containsEntry("AWS::Lambda::Function", 6)
                 .containsEntry("AWS::StepFunctions::StateMachine", 1).containsEntry("AWS::Scheduler::Schedule", 1)
-                .containsEntry("AWS::CloudWatch::Alarm", 24).containsEntry("AWS::CloudWatch::Dashboard", 1)
-                .containsEntry("AWS::SNS::Topic", 1).containsEntry("AWS::SQS::Queue", 4).containsEntry("AWS::Lambda::EventInvokeConfig", 1)
+                .containsEntry("AWS::CloudWatch::Alarm", 25).containsEntry("AWS::CloudWatch::Dashboard", 1)
+                .containsEntry("AWS::SNS::Topic", 1).containsEntry("AWS::SQS::Queue", 5).containsEntry("AWS::Lambda::EventInvokeConfig", 1)
                 .containsEntry("AWS::Lambda::EventSourceMapping", 1);
     }
 }

@@ -107,16 +107,18 @@ class FirstDeployTest {
     }
 
     /**
-     * Refused events go to the dead-letter queue from IngestEvents itself: it knows the queue (its URL in the environment)
-     * and may send to that queue only, with the data key's use through SQS for it, and nothing else new.
+     * Refused events go to the refused-events queue from IngestEvents itself: it knows the queue (its URL in the
+     * environment, and not the dead-letter queue's) and may send to that queue only, with the data key's use through SQS
+     * for it, and nothing else new.
      */
     @Test
-    void ingestEventsSendsRefusedEventsToTheDeadLetterQueueOnly() {
+    void ingestEventsSendsRefusedEventsToTheRefusedQueueOnly() {
         var functions = synth.stack.functions();
         var ingestion = synth.stack.ingestion();
         JsonNode env = template.resource(template.logicalId(functions.function(com.payments.reconciler.workflow.LambdaFunction.INGEST_EVENTS)))
                 .path("Properties").path("Environment").path("Variables");
-        assertThat(env.path(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)).isEqualTo(template.ref(ingestion.deadLetterQueue()));
+        assertThat(env.path(com.payments.reconciler.workflow.EnvVars.INGEST_REFUSED_QUEUE_URL)).isEqualTo(template.ref(ingestion.refusedQueue()));
+        assertThat(env.has(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)).isFalse();
         List<JsonNode> sends = new ArrayList<>();
         template.resources("AWS::IAM::Policy").values().forEach(p -> p.path("Properties").path("PolicyDocument").path("Statement").forEach(s -> {
             if (TemplateJson.strings(s.path("Action")).contains("sqs:SendMessage")) {
@@ -127,7 +129,7 @@ class FirstDeployTest {
                 .filter(s -> TemplateJson.strings(s.path("Action")).contains("sqs:SendMessage")).toList();
         assertThat(ingestSends).singleElement().satisfies(s -> {
             assertThat(TemplateJson.strings(s.path("Action"))).containsExactly("sqs:SendMessage");
-            assertThat(TemplateJson.nodes(s.path("Resource"))).containsExactly(template.getAtt(ingestion.deadLetterQueue(), "Arn"));
+            assertThat(TemplateJson.nodes(s.path("Resource"))).containsExactly(template.getAtt(ingestion.refusedQueue(), "Arn"));
         });
         assertThat(template.statementsOf(functions.role(com.payments.reconciler.workflow.LambdaFunction.INGEST_EVENTS)))
                 .anySatisfy(s -> assertThat(TemplateJson.strings(s.path("Action"))).containsExactly("kms:GenerateDataKey"));

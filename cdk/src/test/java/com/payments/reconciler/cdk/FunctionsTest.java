@@ -132,7 +132,7 @@ class FunctionsTest {
                         EnvVars.MAX_SETTLEMENT_FEED_LAG, EnvVars.PROVIDER_ADAPTER, EnvVars.PROVIDER_OUTCOME_TIMEOUT,
                         EnvVars.INGEST_DEAD_LETTER_QUEUE_URL));
                 case INGEST_EVENTS -> Set.of(TableNames.ENV_AUTHORISATIONS, TableNames.ENV_SETTLEMENTS, TableNames.ENV_RELEASE_COMMANDS, EnvVars.SHARDS,
-                        EnvVars.INGEST_DEAD_LETTER_QUEUE_URL);
+                        EnvVars.INGEST_REFUSED_QUEUE_URL);
                 case RECONCILE_PAGE -> union(WORKFLOW_ENV, Set.of(EnvVars.MAX_SETTLEMENT_FEED_LAG, EnvVars.RELEASE_SURGE_FACTOR,
                         EnvVars.INGEST_DEAD_LETTER_QUEUE_URL));
                 default -> WORKFLOW_ENV;
@@ -239,6 +239,7 @@ class FunctionsTest {
             case EnvVars.STATE_MACHINE_ARN -> "arn:aws:states:eu-west-1:123456789012:stateMachine:test-hold-release-reconciler";
             case EnvVars.PROVIDER_SECRET_ID -> "arn:aws:secretsmanager:eu-west-1:123456789012:secret:test/provider-api-key-AbCdEf";
             case EnvVars.INGEST_DEAD_LETTER_QUEUE_URL -> "https://sqs.eu-west-1.amazonaws.com/123456789012/test-ingest-events-dlq";
+            case EnvVars.INGEST_REFUSED_QUEUE_URL -> "https://sqs.eu-west-1.amazonaws.com/123456789012/test-ingest-events-refused";
             default -> throw new AssertionError(function + " " + name + " is a reference of unexpected kind: " + value);
         }));
         return env;

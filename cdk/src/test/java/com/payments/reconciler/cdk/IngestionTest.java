@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The ingestion path as synthesised (issue 18): the queue and its dead-letter queue, IngestEvents' event source
+ * The ingestion path as synthesised: the queue, its dead-letter queue and the refused-events queue, IngestEvents' event source
  * mapping, its least-privilege role, the alarms; and "bring your own tables", with which the template creates
  * neither business table and grants on the platform's.
  */
@@ -53,13 +53,22 @@ class IngestionTest {
         assertThat(queue.path("RedrivePolicy").path("maxReceiveCount").asInt()).isEqualTo(Ingestion.MAX_RECEIVE_COUNT).isEqualTo(5);
         assertThat(queue.path("VisibilityTimeout").asLong()).isEqualTo(6 * Timing.INGEST_EVENTS_TIMEOUT.toSeconds());
         assertThat(dlq.path("MessageRetentionPeriod").asLong()).isEqualTo(14 * 86_400);
+        // The refused-events queue: as the dead-letter queue (data key, 14 days, TLS only), named for what it holds, and no
+        // queue's redrive target (only IngestEvents' own send puts anything there).
+        JsonNode refused = template.resource(template.logicalId(synth.stack.ingestion().refusedQueue())).path("Properties");
+        assertThat(refused.path("QueueName").asText()).isEqualTo("test-ingest-events-refused");
+        assertThat(refused.path("KmsMasterKeyId")).isEqualTo(dataKey);
+        assertThat(refused.path("MessageRetentionPeriod").asLong()).isEqualTo(14 * 86_400);
+        assertThat(refused.has("RedrivePolicy")).isFalse();
+        assertThat(template.root().path("Resources").toString()).doesNotContain("\"deadLetterTargetArn\":" + template.getAtt(synth.stack.ingestion().refusedQueue(), "Arn"));
         JsonNode outputs = template.root().path("Outputs");
         assertThat(outputs.path(Ingestion.OUTPUT_QUEUE_URL).path("Value")).isEqualTo(template.ref(synth.stack.ingestion().queue()));
         assertThat(outputs.path(Ingestion.OUTPUT_QUEUE_ARN).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
         // TLS only: each queue's policy denies any request without aws:SecureTransport.
         List<String> policies = new ArrayList<>();
         template.resources("AWS::SQS::QueuePolicy").values().forEach(p -> policies.add(p.toString()));
-        for (var q : List.of(synth.stack.ingestion().queue(), synth.stack.ingestion().deadLetterQueue())) {
+        assertThat(outputs.path(Ingestion.OUTPUT_REFUSED_QUEUE_URL).path("Value")).isEqualTo(template.ref(synth.stack.ingestion().refusedQueue()));
+        for (var q : List.of(synth.stack.ingestion().queue(), synth.stack.ingestion().deadLetterQueue(), synth.stack.ingestion().refusedQueue())) {
             String ref = template.ref(q).toString();
             assertThat(policies).as(q.getNode().getPath()).anySatisfy(p -> assertThat(p).contains(ref).contains("aws:SecureTransport").contains("Deny"));
         }
@@ -97,10 +106,10 @@ class IngestionTest {
         assertThat(actionsBySid.get("ConsumeIngestQueue")).containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes");
         assertThat(resourceBySid.get("ConsumeIngestQueue")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "Arn"));
         assertThat(actionsBySid.get("IngestQueueKey")).containsExactly("kms:Decrypt");
-        // Refused events go to the dead-letter queue, and only there (FirstDeployTest checks the environment too).
-        assertThat(actionsBySid.get("RefusedEventsToDeadLetters")).containsExactly("sqs:SendMessage");
-        assertThat(resourceBySid.get("RefusedEventsToDeadLetters")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn"));
-        assertThat(actionsBySid.get("DeadLetterQueueKey")).containsExactly("kms:GenerateDataKey");
+        // Refused events go to the refused-events queue, and only there (FirstDeployTest checks the environment too).
+        assertThat(actionsBySid.get(Ingestion.REFUSED_EVENTS_SID)).containsExactly("sqs:SendMessage");
+        assertThat(resourceBySid.get(Ingestion.REFUSED_EVENTS_SID)).isEqualTo(template.getAtt(synth.stack.ingestion().refusedQueue(), "Arn"));
+        assertThat(actionsBySid.get(Ingestion.REFUSED_QUEUE_KEY_SID)).containsExactly("kms:GenerateDataKey");
         String all = statements.toString();
         for (String never : NEVER_FOR_INGESTION) {
             assertThat(all).as(never).doesNotContain(never);
@@ -114,8 +123,48 @@ class IngestionTest {
         }
         // Besides these, only the X-Ray statement active tracing adds (no Sid; its actions take no resource).
         assertThat(actionsBySid.keySet()).containsExactlyInAnyOrder("OwnLogGroup", "IngestAuthorisationsTable", "IngestSettlementsTable",
-                "IngestReleaseCommandsTable", "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", "RefusedEventsToDeadLetters", "DeadLetterQueueKey", "");
+                "IngestReleaseCommandsTable", "TableKeyThroughDynamoDb", "ConsumeIngestQueue", "IngestQueueKey", Ingestion.REFUSED_EVENTS_SID, Ingestion.REFUSED_QUEUE_KEY_SID, "");
         assertThat(actionsBySid.get("")).allMatch(a -> a.startsWith("xray:"));
+    }
+
+    /**
+     * What a role may send messages to: the resources of every allowing statement whose actions cover {@code sqs:SendMessage}
+     * (the action itself, {@code sqs:*}, {@code sqs:Send*} or {@code *}).
+     */
+    static List<JsonNode> sendTargets(List<JsonNode> statements) {
+        List<JsonNode> targets = new ArrayList<>();
+        for (JsonNode s : statements) {
+            boolean sends = TemplateJson.strings(s.path("Action")).stream().anyMatch(a -> a.equals("*") || a.equals("sqs:*")
+                    || a.equals("sqs:SendMessage") || a.equals("sqs:Send*"));
+            if ("Allow".equals(s.path("Effect").asText()) && sends) {
+                targets.addAll(TemplateJson.nodes(s.path("Resource")));
+            }
+        }
+        return targets;
+    }
+
+    /**
+     * Held for feed: the dead-letter queue's depth holds every night, so only SQS's redrive may put messages there.
+     * IngestEvents may send to the refused-events queue and nowhere else; no function's role may send to the dead-letter
+     * queue at all.
+     */
+    @Test
+    void ingestEventsSendsToTheRefusedQueueOnlyAndNoRoleSendsToTheDeadLetterQueue() {
+        JsonNode refusedArn = template.getAtt(synth.stack.ingestion().refusedQueue(), "Arn");
+        JsonNode dlqArn = template.getAtt(synth.stack.ingestion().deadLetterQueue(), "Arn");
+        assertThat(sendTargets(template.statementsOf(synth.stack.functions().role(LambdaFunction.INGEST_EVENTS)))).containsExactly(refusedArn);
+        for (LambdaFunction function : LambdaFunction.values()) {
+            assertThat(sendTargets(template.statementsOf(synth.stack.functions().role(function)))).as(function.logicalName())
+                    .doesNotContain(dlqArn, TemplateJson.parse("\"*\""));
+        }
+        // Known bad: IngestEvents' role as it was, sending its refusals to the dead-letter queue; and one with sqs:* on "*".
+        List<JsonNode> old = new ArrayList<>(template.statementsOf(synth.stack.functions().role(LambdaFunction.INGEST_EVENTS)));
+        old.removeIf(st -> Ingestion.REFUSED_EVENTS_SID.equals(st.path("Sid").asText()));
+        old.add(TemplateJson.parse("{\"Sid\":\"RefusedEventsToDeadLetters\",\"Effect\":\"Allow\",\"Action\":\"sqs:SendMessage\",\"Resource\":"
+                + dlqArn + "}"));
+        assertThat(sendTargets(old)).containsExactly(dlqArn);
+        assertThat(sendTargets(List.of(TemplateJson.parse("{\"Effect\":\"Allow\",\"Action\":\"sqs:*\",\"Resource\":\"*\"}"))))
+                .containsExactly(TemplateJson.parse("\"*\""));
     }
 
     /**
@@ -158,16 +207,16 @@ class IngestionTest {
     }
 
     @Test
-    void sendingARefusedEventHasBothKeyActionsOnTheDeadLetterQueuesKey() {
+    void sendingARefusedEventHasBothKeyActionsOnTheRefusedQueuesKey() {
         // The send path's Decrypt comes from the ingest queue's key statement (IngestQueueKey), which holds only while
         // both queues share the data key: this pins the combination, not one statement.
         List<JsonNode> statements = template.statementsOf(synth.stack.functions().role(LambdaFunction.INGEST_EVENTS));
-        JsonNode dlqKey = template.resource(template.logicalId(synth.stack.ingestion().deadLetterQueue())).path("Properties").path("KmsMasterKeyId");
-        assertThat(dlqKey.isMissingNode()).as("the dead-letter queue is SSE-KMS").isFalse();
-        assertThat(kmsThroughSqs(statements, dlqKey)).containsExactly("kms:Decrypt", "kms:GenerateDataKey");
+        JsonNode refusedKey = template.resource(template.logicalId(synth.stack.ingestion().refusedQueue())).path("Properties").path("KmsMasterKeyId");
+        assertThat(refusedKey.isMissingNode()).as("the refused-events queue is SSE-KMS").isFalse();
+        assertThat(kmsThroughSqs(statements, refusedKey)).containsExactly("kms:Decrypt", "kms:GenerateDataKey");
         // Known bad: the same role with the ingest queue's key statement gone (as if the ingest queue had its own key).
         List<JsonNode> withoutIngestKey = statements.stream().filter(s -> !"IngestQueueKey".equals(s.path("Sid").asText())).toList();
-        assertThat(kmsThroughSqs(withoutIngestKey, dlqKey)).containsExactly("kms:GenerateDataKey");
+        assertThat(kmsThroughSqs(withoutIngestKey, refusedKey)).containsExactly("kms:GenerateDataKey");
     }
 
     @Test
@@ -188,13 +237,18 @@ class IngestionTest {
         assertThat(dead.path("MetricName").asText()).isEqualTo("ApproximateNumberOfMessagesVisible");
         assertThat(dead.path("Dimensions").path(0).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "QueueName"));
         assertThat(dead.path("Threshold").asDouble()).isEqualTo(1.0);
+        JsonNode refused = alarms.get("test-" + Monitoring.INGEST_REFUSED);
+        assertThat(refused.path("MetricName").asText()).isEqualTo("ApproximateNumberOfMessagesVisible");
+        assertThat(refused.path("Dimensions").path(0).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().refusedQueue(), "QueueName"));
+        assertThat(refused.path("Threshold").asDouble()).isEqualTo(1.0);
+        assertThat(refused.path("OKActions")).as("a state: it says when the queue was emptied").containsExactly(topic);
         JsonNode age = alarms.get("test-" + Monitoring.INGEST_QUEUE_AGE);
         assertThat(age.path("Namespace").asText()).isEqualTo("AWS/SQS");
         assertThat(age.path("MetricName").asText()).isEqualTo("ApproximateAgeOfOldestMessage");
         assertThat(age.path("Dimensions").path(0).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().queue(), "QueueName"));
         assertThat(age.path("Threshold").asDouble()).isEqualTo(900.0);
         assertThat(age.path("ComparisonOperator").asText()).isEqualTo("GreaterThanThreshold");
-        for (JsonNode alarm : List.of(dead, age)) {
+        for (JsonNode alarm : List.of(dead, refused, age)) {
             assertThat(alarm.path("AlarmActions")).containsExactly(topic);
         }
     }

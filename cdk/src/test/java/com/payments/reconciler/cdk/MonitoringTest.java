@@ -24,7 +24,7 @@ class MonitoringTest {
                 "test-SupersededRuns", "test-DeliveryRejections", "test-DeliveryQuarantined", "test-DeliveryEscalated", "test-ScheduleDeadLetters",
                 "test-StartWindowErrors", "test-StartWindowFailures", "test-NightNotStarted", "test-BacklogLeft",
                 "test-StartWindowThrottles", "test-AcquireLeaseThrottles", "test-ReconcilePageThrottles", "test-DeliverCommandsThrottles",
-                "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestQueueAge",
+                "test-ReleaseLeaseThrottles", "test-IngestEventsThrottles", "test-IngestDeadLetters", "test-IngestRefused", "test-IngestQueueAge",
                 "test-FeedNotComplete", "test-ReleaseSurge", "test-CapturedAfterRelease", "test-HeldForFeed");
         assertMetric(alarms.get("test-ReleaseSurge"), Metrics.NAMESPACE, Metrics.RELEASE_SURGE_HELD, "Function",
                 TemplateJson.parse("\"" + LambdaFunction.RECONCILE_PAGE.logicalName() + "\""));
@@ -85,7 +85,7 @@ class MonitoringTest {
     void everyAlarmButSupersededRunsAndReleaseSurgeNotifiesTheAlarmTopic() {
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
         Map<String, JsonNode> alarms = alarms();
-        assertThat(alarms).hasSize(24);
+        assertThat(alarms).hasSize(25);
         JsonNode superseded = alarms.remove("test-SupersededRuns");
         assertThat(superseded.has("AlarmActions")).isFalse();
         assertThat(alarms.remove("test-ReleaseSurge").has("AlarmActions")).as("ReleaseSurge pages through ExecutionsFailed").isFalse();

@@ -82,8 +82,8 @@ class StartWindowInvocationTest {
         for (LambdaFunction other : LambdaFunction.values()) {
             String policy = template.statementsOf(synth.stack.functions().role(other)).toString();
             if (other == LambdaFunction.INGEST_EVENTS) {
-                // Its queue's mapping polls with its role (IngestionTest); it sends only refused events, to its own
-                // dead-letter queue, never to StartWindow's failure queue.
+                // Its queue's mapping polls with its role (IngestionTest); it sends only refused events, to the
+                // refused-events queue, never to StartWindow's failure queue.
                 assertThat(policy).as(other.logicalName()).doesNotContain(template.logicalId(synth.stack.startWindowInvocation().failures()));
             } else if (other == LambdaFunction.RECONCILE_PAGE || other == LambdaFunction.DELIVER_COMMANDS) {
                 // They count the ingestion dead-letter queue's messages before releasing (IngestionTest): that one read.
