@@ -20,8 +20,9 @@ public record LocalResources(Map<String, Resource> resources, String region, Str
     /** moto's default account: the ARNs it returns carry it. */
     public static final String MOTO_ACCOUNT = "123456789012";
     /**
-     * The prefix of the local run's ingestion queues ({@code local-ingest-events}, {@code local-ingest-events-dlq}): the
-     * template's dead-letter queue resolves to the local one, which every function's environment names.
+     * The prefix of the local run's ingestion queues ({@code local-ingest-events}, {@code local-ingest-events-dlq},
+     * {@code local-ingest-events-refused}): the template's dead-letter and refused-events queues resolve to the local ones,
+     * which the functions' environments name.
      */
     public static final String LOCAL_QUEUE_PREFIX = "local-";
 

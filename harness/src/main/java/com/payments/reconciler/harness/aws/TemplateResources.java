@@ -37,12 +37,19 @@ public final class TemplateResources {
         });
         template.resources("AWS::SQS::Queue").forEach((id, q) -> {
             String templateName = q.path("Properties").path("QueueName").asText(id);
-            // The ingestion dead-letter queue is the local run's (LocalPipeline creates it; every function's environment names
-            // it), so a grant on it is judged on the queue the functions call: ReconcilePage's and DeliverCommands' depth reads.
-            String name = templateName.endsWith(com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX)
-                    ? LocalResources.LOCAL_QUEUE_PREFIX + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX : templateName;
-            map.put(id, new LocalResources.Resource("https://sqs." + region + ".amazonaws.com/" + account + "/" + name,
-                    Map.of("Arn", "arn:aws:sqs" + arnPrefix + name, "QueueName", name)));
+            // The ingestion dead-letter and refused-events queues are the local run's (LocalPipeline creates them; the functions'
+            // environments name them), so a grant on either is judged on the queue the functions call: ReconcilePage's and
+            // DeliverCommands' depth reads, IngestEvents' sends of its refusals.
+            String name = templateName;
+            for (String local : java.util.List.of(com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX,
+                    com.payments.reconciler.workflow.FixedNames.INGEST_REFUSED_QUEUE_SUFFIX)) {
+                if (templateName.endsWith(local)) {
+                    name = LocalResources.LOCAL_QUEUE_PREFIX + local;
+                }
+            }
+            String localName = name;
+            map.put(id, new LocalResources.Resource("https://sqs." + region + ".amazonaws.com/" + account + "/" + localName,
+                    Map.of("Arn", "arn:aws:sqs" + arnPrefix + localName, "QueueName", localName)));
         });
         template.resources("AWS::KMS::Key").forEach((id, k) -> map.put(id, LocalResources.Resource.of(id, "arn:aws:kms" + arnPrefix + "key/" + id)));
         return LocalResources.of(map, region, account);

@@ -1,6 +1,7 @@
 package com.payments.reconciler.harness.ingest;
 
 import com.payments.reconciler.testing.LocalAwsClients;
+import com.payments.reconciler.workflow.FixedNames;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,10 +19,11 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
 /**
- * The ingestion queue and its dead-letter queue on the local engine (moto serves SQS beside DynamoDB and Step
- * Functions), with the template's redrive policy: a message received {@code maxReceiveCount} times without being
- * deleted moves to the dead-letter queue on its next receive, as SQS does. The card platform's side too: it publishes
- * events as message bodies, ten per {@code SendMessageBatch}.
+ * The ingestion queue, its dead-letter queue and the refused-events queue on the local engine (moto serves SQS beside
+ * DynamoDB and Step Functions), with the template's redrive policy: a message received {@code maxReceiveCount} times
+ * without being deleted moves to the dead-letter queue on its next receive, as SQS does; IngestEvents sends the events it
+ * refuses to the refused-events queue itself. The card platform's side too: it publishes events as message bodies, ten
+ * per {@code SendMessageBatch}.
  */
 public final class LocalIngestQueue implements AutoCloseable {
 
@@ -32,17 +34,23 @@ public final class LocalIngestQueue implements AutoCloseable {
     private final String url;
     private final String arn;
     private final String deadLetterUrl;
+    private final String refusedUrl;
     private final MappingSpec spec;
 
-    private LocalIngestQueue(SqsClient sqs, String url, String arn, String deadLetterUrl, MappingSpec spec) {
+    private LocalIngestQueue(SqsClient sqs, String url, String arn, String deadLetterUrl, String refusedUrl, MappingSpec spec) {
         this.sqs = sqs;
         this.url = url;
         this.arn = arn;
         this.deadLetterUrl = deadLetterUrl;
+        this.refusedUrl = refusedUrl;
         this.spec = spec;
     }
 
-    /** Creates {@code {prefix}ingest-events} and {@code {prefix}ingest-events-dlq} as the stack names them. */
+    /**
+     * Creates {@code {prefix}ingest-events}, {@code {prefix}ingest-events-dlq} and {@code {prefix}ingest-events-refused} as
+     * the stack names them. IngestEvents sends its refusals to the queue its environment names (the local run's,
+     * {@code local-}): with another prefix, this queue's refused-events queue stays empty.
+     */
     public static LocalIngestQueue create(URI engine, String prefix, MappingSpec spec) {
         return create(engine, prefix, spec, List.of());
     }
@@ -53,13 +61,14 @@ public final class LocalIngestQueue implements AutoCloseable {
                 .overrideConfiguration(ClientOverrideConfiguration.builder().executionInterceptors(List.copyOf(interceptors)).build())
                 .httpClient(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(2)).socketTimeout(Duration.ofSeconds(90)).build())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"))).build();
-        String dlqUrl = sqs.createQueue(b -> b.queueName(prefix + "ingest-events-dlq")).queueUrl();
+        String dlqUrl = sqs.createQueue(b -> b.queueName(prefix + FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX)).queueUrl();
+        String refusedUrl = sqs.createQueue(b -> b.queueName(prefix + FixedNames.INGEST_REFUSED_QUEUE_SUFFIX)).queueUrl();
         String dlqArn = attribute(sqs, dlqUrl, QueueAttributeName.QUEUE_ARN);
         String redrive = "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":" + spec.maxReceiveCount() + "}";
-        String url = sqs.createQueue(b -> b.queueName(prefix + "ingest-events").attributes(Map.of(
+        String url = sqs.createQueue(b -> b.queueName(prefix + FixedNames.INGEST_QUEUE_SUFFIX).attributes(Map.of(
                 QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(spec.visibilityTimeout().toSeconds()),
                 QueueAttributeName.REDRIVE_POLICY, redrive))).queueUrl();
-        return new LocalIngestQueue(sqs, url, attribute(sqs, url, QueueAttributeName.QUEUE_ARN), dlqUrl, spec);
+        return new LocalIngestQueue(sqs, url, attribute(sqs, url, QueueAttributeName.QUEUE_ARN), dlqUrl, refusedUrl, spec);
     }
 
     /** Publishes each body as one message; returns how many were sent. */
@@ -95,6 +104,7 @@ public final class LocalIngestQueue implements AutoCloseable {
         return attributes.values().stream().mapToLong(Long::parseLong).sum();
     }
 
+    /** Messages SQS's redrive moved to the dead-letter queue (IngestEvents sends nothing there). */
     public long deadLettered() {
         return Long.parseLong(attribute(sqs, deadLetterUrl, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
     }
@@ -112,14 +122,24 @@ public final class LocalIngestQueue implements AutoCloseable {
         }
     }
 
+    /** The refused-events queue's URL. */
+    public String refusedUrl() {
+        return refusedUrl;
+    }
+
+    /** The dead-letter queue's URL. */
+    public String deadLetterUrl() {
+        return deadLetterUrl;
+    }
+
     /**
-     * The source message ids of the messages IngestEvents sent to the dead-letter queue itself (the events it refused),
-     * read with the attribute it sets; the messages are made visible again, so they stay for whoever reads them next.
+     * The source message ids of the messages IngestEvents sent to the refused-events queue (the events it refused), read
+     * with the attribute it sets; the messages are made visible again, so they stay for whoever reads them next.
      */
     public java.util.Set<String> refusedBySender() {
         List<Message> all = new ArrayList<>();
         while (true) {
-            List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(deadLetterUrl).maxNumberOfMessages(SEND_BATCH)
+            List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(refusedUrl).maxNumberOfMessages(SEND_BATCH)
                     .visibilityTimeout(3600).waitTimeSeconds(0)
                     .messageAttributeNames(com.payments.reconciler.ingest.SqsRefusedEvents.SOURCE_MESSAGE_ID_ATTRIBUTE)).messages();
             if (batch.isEmpty()) {
@@ -133,7 +153,7 @@ public final class LocalIngestQueue implements AutoCloseable {
             if (source != null) {
                 sources.add(source.stringValue());
             }
-            sqs.changeMessageVisibility(b -> b.queueUrl(deadLetterUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
+            sqs.changeMessageVisibility(b -> b.queueUrl(refusedUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(0));
         }
         return sources;
     }

@@ -22,7 +22,7 @@ public final class PlatformFeed {
      * @param accepted distinct events found applied in the tables (the event ids ingestion stores on the items)
      * @param duplicates messages deleted after a successful invocation without an event of their own being applied:
      *                   deliveries of an event already applied
-     * @param rejected messages the function refused: sent to the dead-letter queue by the function itself, or reported
+     * @param rejected messages the function refused: sent to the refused-events queue by the function itself, or reported
      *                 on every receive and never deleted
      * @param deadLettered messages the redrive policy moved to the dead-letter queue
      * @param receives messages received, redeliveries included
@@ -101,7 +101,7 @@ public final class PlatformFeed {
      * What became of each message, for a per-event account ({@link EventOutcomes}).
      *
      * @param messageIds each body's message id, in the bodies' order
-     * @param refused the messages the function refused (sent to the dead-letter queue itself, or reported and never deleted)
+     * @param refused the messages the function refused (sent to the refused-events queue itself, or reported and never deleted)
      */
     public record Recorded(Tally tally, List<String> messageIds, java.util.Set<String> refused) {
     }
@@ -151,7 +151,7 @@ public final class PlatformFeed {
         java.util.Set<String> refused = new java.util.HashSet<>(result.reportedNeverDeleted());
         long accepted = appliedEvents(after.get()) - before;
         long deadLettered = queue.deadLettered() - deadBefore;
-        // IngestEvents sends what it refuses to the dead-letter queue itself and reports the message done, so Lambda
+        // IngestEvents sends what it refuses to the refused-events queue itself and reports the message done, so Lambda
         // deletes it: those are refusals, not deliveries of an event already applied.
         java.util.Set<String> sentByTheFunction = new java.util.HashSet<>(queue.refusedBySender());
         sentByTheFunction.retainAll(messageIds);

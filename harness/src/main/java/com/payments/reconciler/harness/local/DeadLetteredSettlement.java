@@ -18,9 +18,10 @@ import java.util.function.Consumer;
 
 /**
  * {@code local --scenario dead-lettered-settlement}: the platform publishes one settlement of a due authorisation with
- * a {@code settledAt} finer than a millisecond, which IngestEvents refuses into the dead-letter queue. Every other event
- * is published as usual. The night must perform no provider release for that authorisation, count it
- * {@code heldForFeed} (≥ 1), and release no hold after the platform published its settlement.
+ * a {@code settledAt} finer than a millisecond, which IngestEvents refuses (its hold item {@code held#<id>} written, the
+ * message sent to the refused-events queue). Every other event is published as usual. The night must perform no provider
+ * release for that authorisation, count it {@code heldForFeed} (≥ 1), and release no hold after the platform published
+ * its settlement; the other due authorisations are released as on any night (the dead-letter queue stays empty).
  */
 final class DeadLetteredSettlement {
 
@@ -78,7 +79,7 @@ final class DeadLetteredSettlement {
     static List<String> findings(String authorisationId, ExecutionFollower.Followed night, List<ProviderEffect> effects, List<String> platformEvents) {
         List<String> findings = new ArrayList<>();
         if (effects.stream().anyMatch(e -> e.authorisationId().equals(authorisationId) && e.performed() > 0)) {
-            findings.add("released " + authorisationId + ", whose settlement was refused into the dead-letter queue");
+            findings.add("released " + authorisationId + ", whose settlement was refused (held#" + authorisationId + ")");
         }
         long held = heldForFeed(night);
         if (held < 1) {

@@ -17,6 +17,7 @@ import com.payments.reconciler.store.TableNames;
 import com.payments.reconciler.testing.LocalAwsClients;
 import com.payments.reconciler.delivery.ProviderAdapters;
 import com.payments.reconciler.workflow.EnvVars;
+import com.payments.reconciler.workflow.FixedNames;
 import com.payments.reconciler.workflow.HandlerEnvironment;
 import com.payments.reconciler.workflow.LambdaFunction;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
@@ -246,7 +247,7 @@ public final class LocalPipeline implements AutoCloseable {
         String machineName = sandboxes.map(TemplateHosting::stateMachineName).orElse(StateMachineDeployer.STATE_MACHINE_NAME);
         stateMachineArn = new StateMachineDeployer(sfn).deploy(options.fastRetries(), machineName);
         providerSecretArn = putProviderSecret(sandboxes.map(TemplateHosting::providerSecretName).orElse(PROVIDER_SECRET_NAME));
-        createLocalDeadLetterQueue();
+        createLocalIngestionQueues();
         if (adyenChosen()) {
             try (SecretsManagerClient secrets = operatorAws.secrets()) {
                 String secret = com.payments.reconciler.workflow.Json.mapper().createObjectNode()
@@ -259,14 +260,16 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     /**
-     * The ingestion dead-letter queue every function's environment names ({@link #localDeadLetterQueueUrl()}), empty:
-     * ReconcilePage and DeliverCommands count its messages before releasing, and a queue that does not exist cannot be
-     * read, which holds the whole night. {@code local}'s LocalIngestQueue opens the same queue (CreateQueue of an existing
-     * name with the same attributes returns it).
+     * The ingestion dead-letter queue ReconcilePage's and DeliverCommands' environment names ({@link #localDeadLetterQueueUrl()})
+     * and the refused-events queue IngestEvents' names ({@link #localRefusedQueueUrl()}), empty: the night counts the
+     * dead-letter queue's messages before releasing, and a queue that does not exist cannot be read, which holds the whole
+     * night; IngestEvents' send to a missing refused queue fails and leaves the message to the redrive policy. {@code local}'s
+     * LocalIngestQueue opens the same queues (CreateQueue of an existing name with the same attributes returns it).
      */
-    private void createLocalDeadLetterQueue() {
+    private void createLocalIngestionQueues() {
         try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
-            sqs.createQueue(b -> b.queueName(LocalRun.LOCAL_QUEUE_PREFIX + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX));
+            sqs.createQueue(b -> b.queueName(LocalRun.LOCAL_QUEUE_PREFIX + FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX));
+            sqs.createQueue(b -> b.queueName(LocalRun.LOCAL_QUEUE_PREFIX + FixedNames.INGEST_REFUSED_QUEUE_SUFFIX));
         }
     }
 
@@ -276,19 +279,28 @@ public final class LocalPipeline implements AutoCloseable {
      * which then counts an AUTHORISED, uncommanded authorisation as held, not lost.
      */
     public boolean deadLettersHoldTheNight() {
+        return queueDepth(localDeadLetterQueueUrl()).holds();
+    }
+
+    /**
+     * The night's depth rule ({@link com.payments.reconciler.reconcile.DeadLetterDepth}) read on any local queue: on the
+     * refused-events queue it is the arrangement before refusals had a queue of their own (the known-bad twin of
+     * {@link #deadLettersHoldTheNight()}: every refusal held the whole night).
+     */
+    public com.payments.reconciler.reconcile.DeadLetterDepth.Reading queueDepth(String queueUrl) {
         try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
-            return com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, localDeadLetterQueueUrl()).read().holds();
+            return com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, queueUrl).read();
         }
     }
 
     /**
-     * Deletes the local dead-letter queue, for a test that shows the redrive policy moving a refused event (IngestEvents'
-     * own send then fails, as for a queue it may not write to). A night run after this is held: the queue cannot be read.
+     * Deletes the local refused-events queue, for a test that shows the redrive policy moving a refused event to the
+     * dead-letter queue (IngestEvents' own send then fails, as for a queue it may not write to).
      */
-    public void deleteLocalDeadLetterQueue() {
+    public void deleteLocalRefusedQueue() {
         try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
             sqs.deleteQueue(b -> b.queueUrl(sqs.getQueueUrl(q -> q.queueName(LocalRun.LOCAL_QUEUE_PREFIX
-                    + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX)).queueUrl()));
+                    + FixedNames.INGEST_REFUSED_QUEUE_SUFFIX)).queueUrl()));
         }
     }
 
@@ -366,21 +378,33 @@ public final class LocalPipeline implements AutoCloseable {
             env.put(EnvVars.PROVIDER_MERCHANT_ACCOUNT, ADYEN_MERCHANT_ACCOUNT);
             env.put(EnvVars.WEBHOOK_HMAC_SECRET_ID, webhookSecretArn);
         });
-        // In-process IngestEvents sends refused events to the local run's dead-letter queue (LocalIngestQueue's name for it).
+        // In-process IngestEvents sends refused events to the local run's refused-events queue; ReconcilePage and
+        // DeliverCommands read the local dead-letter queue's depth (LocalIngestQueue's names for both).
         env.putIfAbsent(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, localDeadLetterQueueUrl());
+        env.putIfAbsent(EnvVars.INGEST_REFUSED_QUEUE_URL, localRefusedQueueUrl());
         return env;
     }
 
     /**
      * {@code bin/reconciler local}'s ingestion dead-letter queue ({@link LocalRun#LOCAL_QUEUE_PREFIX}); moto finds a queue
-     * by the URL's account and name. Harness tests with queues of other prefixes see a refused event's send fail, and
-     * the redrive policy move it instead (docs/emulator-differences.md, "Ingestion").
+     * by the URL's account and name.
      */
-    static String localDeadLetterQueueUrl() {
-        return "https://sqs." + StateMachineDeployer.LOCAL_REGION + ".amazonaws.com/" + com.payments.reconciler.harness.aws.LocalResources.MOTO_ACCOUNT
-                + "/" + LocalRun.LOCAL_QUEUE_PREFIX + com.payments.reconciler.workflow.FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX;
+    public static String localDeadLetterQueueUrl() {
+        return localQueueUrl(FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX);
     }
 
+    /**
+     * {@code bin/reconciler local}'s refused-events queue. Harness tests with ingestion queues of other prefixes see the
+     * refusals here too (the one queue IngestEvents' environment names), not in their own prefix's refused queue.
+     */
+    public static String localRefusedQueueUrl() {
+        return localQueueUrl(FixedNames.INGEST_REFUSED_QUEUE_SUFFIX);
+    }
+
+    private static String localQueueUrl(String suffix) {
+        return "https://sqs." + StateMachineDeployer.LOCAL_REGION + ".amazonaws.com/" + com.payments.reconciler.harness.aws.LocalResources.MOTO_ACCOUNT
+                + "/" + LocalRun.LOCAL_QUEUE_PREFIX + suffix;
+    }
 
     private void registerHandlers() {
         if (sandboxes.isPresent()) {

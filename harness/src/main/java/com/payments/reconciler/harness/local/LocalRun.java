@@ -289,6 +289,12 @@ public final class LocalRun {
                 console.accept("held for feed: the ingestion dead-letter queue held messages (or could not be read), so the night "
                         + "released nothing (docs/operating.md, \"Runbook: held for feed\")");
             }
+            if (pipeline.queueDepth(LocalPipeline.localRefusedQueueUrl())
+                    instanceof com.payments.reconciler.reconcile.DeadLetterDepth.NotEmpty(long refusedMessages)) {
+                // Where the refusals went: they hold only what their hold items name, never the night on their own.
+                console.accept("refused events: about " + refusedMessages + " in the refused-events queue; a refused settlement "
+                        + "holds what its hold item names (bin/reconciler holds list; docs/operating.md, \"Runbook: held for feed\")");
+            }
             StoreSnapshot snapshot = evidence.snapshot();
             List<ProviderEffect> effects = evidence.effects();
             InvariantAudit.Completion completion = input.dryRun() || !last.succeeded() ? null

@@ -110,8 +110,10 @@ public final class TemplateHosting implements AutoCloseable {
                 env.put(EnvVars.PROVIDER_BASE_URL, providerBaseUrl.toString());
             }
             windowSettings.forEach((name, value) -> env.computeIfPresent(name, (k, v) -> value));
-            // The local run's dead-letter queue, as in-process (LocalPipeline): the template's name is not the local queue's.
+            // The local run's dead-letter and refused-events queues, as in-process (LocalPipeline): the template's names are
+            // not the local queues'.
             env.computeIfPresent(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL, (k, v) -> LocalPipeline.localDeadLetterQueueUrl());
+            env.computeIfPresent(EnvVars.INGEST_REFUSED_QUEUE_URL, (k, v) -> LocalPipeline.localRefusedQueueUrl());
             env.put("AWS_ENDPOINT_URL", recorder.endpoint().toString());
             lambda.deploy(spec(function, env));
         }

@@ -71,9 +71,9 @@ class LeastPrivilegeNightTest {
                     "the mapping reads the queue's attributes with IngestEvents' role; the local engines have no mapping"),
             new LeastPrivilegeProof.Allowance("kms:Decrypt", Optional.of("IngestQueueKey"),
                     "SQS decrypts received messages with the receiver's permissions (kms:ViaService sqs); moto encrypts nothing"),
-            new LeastPrivilegeProof.Allowance("sqs:SendMessage", Optional.of("RefusedEventsToDeadLetters"),
-                    "failure path: IngestEvents sends only a refused event to the dead-letter queue; the night's events are all valid"),
-            new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("DeadLetterQueueKey"),
+            new LeastPrivilegeProof.Allowance("sqs:SendMessage", Optional.of("RefusedEventsToTheirQueue"),
+                    "failure path: IngestEvents sends only a refused event, to the refused-events queue; the night's events are all valid"),
+            new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("RefusedQueueKey"),
                     "SQS encrypts the refused event with the sender's permissions (kms:ViaService sqs), on the failure path above"),
             new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("LeasesTable"),
                     "race path: ReconcilePage reads the night's record again only when another run of the window recorded it "

@@ -74,9 +74,9 @@ class CardDataThroughTheQueueTest {
 
         PlatformFeed.Tally tally;
         List<Message> deadLetters;
-        // The redrive path: IngestEvents' own send to the dead-letter queue its environment names fails, so each refused
+        // The redrive path: IngestEvents' own send to the refused-events queue its environment names fails, so each refused
         // message stays on the queue until the redrive policy moves it to card-'s dead-letter queue.
-        pipeline.deleteLocalDeadLetterQueue();
+        pipeline.deleteLocalRefusedQueue();
         try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), "card-", spec)) {
             tally = new PlatformFeed(queue, pipeline.lambdaEndpoint(), Clock.systemUTC()).feed(bodies, 0,
                     () -> StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()));

@@ -33,7 +33,7 @@ class ConcurrentIngestionTest {
     private static final String CREATED = "{\"version\":1,\"type\":\"authorisation.created\",\"eventId\":\"evt-%1$s\","
             + "\"authorisationId\":\"auth-%1$s\",\"amountMinor\":2599,\"currency\":\"EUR\",\"merchantId\":\"merchant-1\","
             + "\"authorisedAt\":\"2026-11-28T10:00:00Z\"}";
-    /** Valid but for a card number in a field: IngestEvents refuses it and sends it to the dead-letter queue itself. */
+    /** Valid but for a card number in a field: IngestEvents refuses it and sends it to the refused-events queue itself. */
     private static final String CARD = CREATED.formatted("card").replace("\"merchantId\"", "\"pan\":\"4111111111111111\",\"merchantId\"");
 
     private static LocalPipeline pipeline;

@@ -23,12 +23,12 @@ import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code local --scenario dead-lettered-settlement}: one settlement of a due authorisation is refused into the
- * dead-letter queue. No provider release is performed for it, the report counts {@code heldForFeed} ≥ 1, and
- * {@code platform-events.jsonl} shows the refused settlement as published. Since the nights read the dead-letter queue's
- * depth, the refused message sitting there holds the whole night (every due candidate counted {@code heldForFeed}), and
- * the console says so. On main's code the scenario does not exist
- * (exit 2); the findings' known-bad proof is kept below.
+ * {@code local --scenario dead-lettered-settlement}: one settlement of a due authorisation is refused (into the
+ * refused-events queue, its hold item {@code held#<id>} written first). No provider release is performed for it, the
+ * report counts {@code heldForFeed} 1, and {@code platform-events.jsonl} shows the refused settlement as published. The
+ * refusal holds exactly its authorisation: the dead-letter queue, whose depth holds a whole night, stays empty, so the
+ * night's other due authorisations are released. The findings' known-bad proof is kept below; the whole-night hold of
+ * the arrangement before (refusals in the dead-letter queue) is LocalOwnEventsTest's known-bad twin.
  */
 class DeadLetteredSettlementScenarioTest {
 
@@ -49,9 +49,11 @@ class DeadLetteredSettlementScenarioTest {
         assertThat(exit).as(console).isZero();
         assertThat(console).doesNotContain("SCENARIO:").doesNotContain("VIOLATION");
         JsonNode report = Json.mapper().readTree(out.toString(StandardCharsets.UTF_8));
-        assertThat(report.at("/counts/heldForFeed").asLong()).as(console).isGreaterThanOrEqualTo(1);
-        assertThat(report.at("/ingestion/deadLettered").asLong()).as(console).isGreaterThanOrEqualTo(1);
-        assertThat(console).as("why the night released nothing").contains("held for feed: the ingestion dead-letter queue held messages");
+        assertThat(report.at("/counts/heldForFeed").asLong()).as(console).isEqualTo(1);
+        assertThat(report.at("/ingestion/rejected").asLong()).as(console).isGreaterThanOrEqualTo(1);
+        assertThat(report.at("/ingestion/deadLettered").asLong()).as("the refusal is not in the dead-letter queue: " + console).isZero();
+        assertThat(report.at("/counts/releaseRequested").asLong()).as("the other due authorisations are released: " + console).isPositive();
+        assertThat(console).as("the night is not held whole").doesNotContain("held for feed: the ingestion dead-letter queue held messages");
 
         List<JsonNode> published = lines(dump.resolve(FeedOutage.PLATFORM_EVENTS));
         List<String> subMillisecond = published.stream().filter(l -> l.at("/event/type").asText().equals("settlement.posted"))
@@ -69,7 +71,7 @@ class DeadLetteredSettlementScenarioTest {
                 ExecutionStatus.SUCCEEDED, Optional.of("{\"reconcile\":{\"heldForFeed\":0}}"), Optional.empty(), Optional.empty(), List.of(), 1, 0);
         ProviderEffect released = new ProviderEffect("release-hold:auth-1", "auth-1", 1, 1, List.of(5L));
         assertThat(DeadLetteredSettlement.findings("auth-1", night, List.of(released), List.of()))
-                .containsExactly("released auth-1, whose settlement was refused into the dead-letter queue",
+                .containsExactly("released auth-1, whose settlement was refused (held#auth-1)",
                         "the night counted heldForFeed 0, expected at least 1");
     }
 
