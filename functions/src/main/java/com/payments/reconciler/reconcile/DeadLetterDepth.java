@@ -10,7 +10,9 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * The ingestion dead-letter queue, as a night reads it before releasing (docs/decisions.md, "Held for feed"). SQS moves
  * a message there on its own after {@code maxReceiveCount} receives (throttling, a bad deploy of IngestEvents): it never
  * reaches our code as a refusal, so no hold item names it, and it may be any hold's settlement. So while the queue holds
- * anything the whole night is held: ReconcilePage commands no release and DeliverCommands sends none.
+ * anything the whole night is held: ReconcilePage commands no release and DeliverCommands sends none. IngestEvents' own
+ * refusals are not there (they go to the refused-events queue, each covered exactly by its hold item), so the depth
+ * counts only messages no hold item covers.
  *
  * <p>Conservative on purpose: SQS's counts are approximate and eventually consistent (the attributes "may not achieve
  * consistency until at least 1 minute after the producers stop sending messages", GetQueueAttributes in the SQS API
