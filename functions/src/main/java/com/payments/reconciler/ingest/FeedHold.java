@@ -28,9 +28,14 @@ public sealed interface FeedHold {
     record NightWide() implements FeedHold {
     }
 
-    /** The readable event types that carry no settlement: losing one cannot make a settled hold look unsettled. */
+    /**
+     * The readable event types that carry no settlement: losing one cannot make a settled hold look unsettled. A
+     * {@code provider.outcome} is the provider's verdict on a request already sent; losing it leaves the command
+     * awaiting its outcome until the outcome timeout looks it up or escalates it, never a release.
+     */
     Set<String> NOT_SETTLEMENT_BEARING = Set.of(EventDecoder.TYPE_CREATED, EventDecoder.TYPE_VOIDED, EventDecoder.TYPE_EXPIRED,
-            EventDecoder.TYPE_INCREMENTED, EventDecoder.TYPE_REVERSED, EventDecoder.TYPE_WATERMARK);
+            EventDecoder.TYPE_INCREMENTED, EventDecoder.TYPE_REVERSED, EventDecoder.TYPE_WATERMARK,
+            EventDecoder.TYPE_PROVIDER_OUTCOME);
 
     /**
      * The hold a refused body calls for. Reads only {@code type} and {@code authorisationId}, and keeps the id only when

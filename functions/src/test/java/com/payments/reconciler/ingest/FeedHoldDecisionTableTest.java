@@ -1,6 +1,13 @@
 package com.payments.reconciler.ingest;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -29,6 +36,8 @@ class FeedHoldDecisionTableTest {
                 arguments("authorisation.created", "{\"type\":\"authorisation.created\",\"authorisationId\":\"auth-1\"}", new FeedHold.None()),
                 arguments("authorisation.voided", "{\"type\":\"authorisation.voided\",\"authorisationId\":\"auth-1\"}", new FeedHold.None()),
                 arguments("feed.watermark", "{\"type\":\"feed.watermark\",\"feed\":\"settlements\"}", new FeedHold.None()),
+                arguments("provider.outcome (a verdict on a sent request, no settlement)",
+                        "{\"type\":\"provider.outcome\",\"authorisationId\":\"auth-1\",\"success\":\"maybe\"}", new FeedHold.None()),
                 arguments("null body", null, new FeedHold.NightWide()));
     }
 
@@ -36,5 +45,34 @@ class FeedHoldDecisionTableTest {
     @MethodSource("rows")
     void holdOf(String row, String body, FeedHold expected) {
         assertThat(FeedHold.of(body)).isEqualTo(expected);
+    }
+
+    /**
+     * Every type the decoder accepts is classified on purpose: a type added to the contract and forgotten here would make
+     * each of its refusals hold the whole night (a refused provider.outcome once did).
+     */
+    @Test
+    void everyDecodedTypeIsSettlementOrListedAsNotSettlementBearing() throws IllegalAccessException {
+        assertThat(unclassified(FeedHold.NOT_SETTLEMENT_BEARING)).isEmpty();
+    }
+
+    @Test
+    void knownBadTheListWithoutTheProviderOutcomeLeavesItUnclassified() throws IllegalAccessException {
+        Set<String> withoutOutcome = new HashSet<>(FeedHold.NOT_SETTLEMENT_BEARING);
+        withoutOutcome.remove(EventDecoder.TYPE_PROVIDER_OUTCOME);
+        assertThat(unclassified(withoutOutcome)).containsExactly(EventDecoder.TYPE_PROVIDER_OUTCOME);
+    }
+
+    private static List<String> unclassified(Set<String> notSettlementBearing) throws IllegalAccessException {
+        List<String> missing = new ArrayList<>();
+        for (Field field : EventDecoder.class.getFields()) {
+            if (field.getName().startsWith("TYPE_") && Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+                String type = (String) field.get(null);
+                if (!type.equals(EventDecoder.TYPE_SETTLED) && !notSettlementBearing.contains(type)) {
+                    missing.add(type);
+                }
+            }
+        }
+        return missing;
     }
 }
