@@ -99,7 +99,8 @@ public record RunReport(String window, Execution execution, Counts counts, Cost 
      * @param published messages sent to the queue, duplicates included
      * @param accepted distinct events applied, counted from the event ids stored on the items
      * @param duplicates deliveries of an event already applied (deleted without a write of their own)
-     * @param rejected messages IngestEvents refused on every receive (never deleted)
+     * @param rejected messages IngestEvents refused: sent to the refused-events queue by the function itself, or reported on
+     *                 every receive and never deleted
      * @param deadLettered messages the queue's redrive policy moved to its dead-letter queue
      * @param receives messages received by the mapping, redeliveries included
      * @param invocations IngestEvents invocations, one per received batch
