@@ -266,13 +266,8 @@ class DeliverCommandsHandlerTest {
                 }
             }
         };
-        DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
-                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
-                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
-                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 1, w.client())
+                .leases(new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION)).build();
 
         CompletableFuture<DeliveryBatch> call = CompletableFuture.supplyAsync(
                 () -> w.invoke(handler, lease, 0, null, context), background);
@@ -434,13 +429,9 @@ class DeliverCommandsHandlerTest {
         LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
         List<String> ops = w.command(lease, "auth-1", "auth-2");
         DynamoFaults tokens = DynamoFaults.builder(1).clock(w.clock).build();
-        DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()),
-                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
-                new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 1, w.client())
+                .commands(new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()))
+                .writer(new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT)).build();
         String sameInput = DeliveryWorld.input(w.window(), lease, 0, null);
 
         DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1"));
@@ -478,13 +469,9 @@ class DeliverCommandsHandlerTest {
                 }
             }
         };
-        DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
-                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
-                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
-                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add), everyReadingDue, 2, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 2, w.client())
+                .leases(new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION))
+                .metrics(new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add)).clock(everyReadingDue).build();
 
         // A hang detector only: the call ends in well under a second once the slot is released.
         Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(30),
