@@ -417,7 +417,7 @@ class DeliverCommandsHandlerTest {
     }
 
     /**
-     * Issue 15.7: the workflow retries a DeliverCommands call whose response was lost; the retry (a new Lambda
+     * The workflow retries a DeliverCommands call whose response was lost; the retry (a new Lambda
      * invocation, a new request id) reads a lagging image of the pending-delivery index, so it faces the same
      * commands and marks the same batch at the same epoch. Its transaction differs from the first call's (its own
      * clock, no provider call), so reusing the first call's request token would cost an attempt in
@@ -445,7 +445,7 @@ class DeliverCommandsHandlerTest {
     }
 
     /**
-     * Issue 15.4: the coordinating thread renews when due right after it took a delivery slot. A renewal failing
+     * The coordinating thread renews when due right after it took a delivery slot. A renewal failing
      * there with an error nobody classified (here AccessDenied, as a role missing UpdateItem would answer) must not
      * take the slot with it: the call stops starting deliveries, the one in flight finishes and is marked, and the
      * call ends with that error instead of waiting for the slot until the Lambda timeout. Every reading of the
