@@ -149,16 +149,8 @@ public final class Monitoring extends Construct {
         alarm(config, "ExecutionsAborted", "A reconciler execution was aborted (StopExecution, by a person or a tool): rerun or redrive the window", stateMachine.metricAborted(sum));
         // Not paging: a superseded run also fails, and ExecutionsFailed pages for it (one page per incident); this alarm
         // says why, on the dashboard and in the console, and ExecutionsFailed's text points to it.
-        register(Alarm.Builder.create(this, "SupersededRuns")
-                .alarmName(config.physicalName("SupersededRuns"))
-                .alarmDescription("A reconciler run was superseded: a newer run took over the lease (check that run). Pages through "
-                        + "ExecutionsFailed, which the superseded run also raises; this alarm only says why")
-                .metric(superseded)
-                .threshold(1)
-                .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-                .evaluationPeriods(1)
-                .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build(), Paging.NONE);
+        countAlarm(config, "SupersededRuns", "A reconciler run was superseded: a newer run took over the lease (check that run). "
+                + "Pages through ExecutionsFailed, which the superseded run also raises; this alarm only says why", superseded, Paging.NONE);
         alarm(config, "DeliveryRejections", "The provider rejected a hold release (status REJECTED in ReleaseCommands, reason recorded)", rejected);
         alarm(config, "DeliveryQuarantined", "The provider answered a hold release outside its contract: the command is QUARANTINED "
                 + "(status and an excerpt of the answer on it). bin/reconciler commands list --status QUARANTINED; after checking with "
@@ -243,39 +235,25 @@ public final class Monitoring extends Construct {
                 + "which. Runbook: docs/operating.md, \"held for feed\"; bin/reconciler holds list, then holds clear once accounted for",
                 heldForFeed);
         IMetric oldest = ingestion.queue().metricApproximateAgeOfOldestMessage(MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        register(Alarm.Builder.create(this, INGEST_QUEUE_AGE)
-                .alarmName(config.physicalName(INGEST_QUEUE_AGE))
-                .alarmDescription("The oldest card-platform event in the ingestion queue waited more than " + INGEST_MAX_AGE.toMinutes()
-                        + " minutes: IngestEvents is failing, throttled or not keeping up, and a night would decide without the "
-                        + "settlements still queued (they are re-checked at delivery)")
-                .metric(oldest)
-                .threshold(INGEST_MAX_AGE.toSeconds())
-                .comparisonOperator(ComparisonOperator.GREATER_THAN_THRESHOLD)
-                .evaluationPeriods(1)
-                .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build(), Paging.ON_ALARM_AND_OK);
+        onePeriodAlarm(config, INGEST_QUEUE_AGE, "The oldest card-platform event in the ingestion queue waited more than "
+                + INGEST_MAX_AGE.toMinutes() + " minutes: IngestEvents is failing, throttled or not keeping up, and a night would "
+                + "decide without the settlements still queued (they are re-checked at delivery)",
+                oldest, ComparisonOperator.GREATER_THAN_THRESHOLD, INGEST_MAX_AGE.toSeconds(), Paging.ON_ALARM_AND_OK);
         Metric surgeHeld = emitted(Metrics.RELEASE_SURGE_HELD, LambdaFunction.RECONCILE_PAGE);
         // Not paging, as SupersededRuns: the held execution fails and ExecutionsFailed pages for it; this alarm says why.
-        register(countAlarm(config, RELEASE_SURGE, "The release-surge guard held a night: it decided more releases than releaseSurgeFactor x the "
+        countAlarm(config, RELEASE_SURGE, "The release-surge guard held a night: it decided more releases than releaseSurgeFactor x the "
                 + "median of its last 7 completed nights, its commands are PENDING and nothing was sent. The execution's cause names "
                 + "the releases, the median and the factor. Check the settlement feed before anything else (docs/operating.md, "
                 + "ReleaseSurge), then bin/reconciler approve --window W --note TEXT, or leave it held. Pages through ExecutionsFailed",
-                surgeHeld), Paging.NONE);
+                surgeHeld, Paging.NONE);
         Metric captured = Metric.Builder.create().namespace(Metrics.NAMESPACE).metricName(Metrics.CAPTURED_AFTER_RELEASE)
                 .dimensionsMap(Map.of("Function", LambdaFunction.INGEST_EVENTS.logicalName()))
                 .statistic("Sum").period(CAPTURED_AFTER_RELEASE_PERIOD).build();
-        register(Alarm.Builder.create(this, CAPTURED_AFTER_RELEASE)
-                .alarmName(config.physicalName(CAPTURED_AFTER_RELEASE))
-                .alarmDescription("Settlements arrived for authorisations whose hold release the provider had confirmed (at least "
-                        + config.capturedAfterReleaseThreshold() + " in a day): the grace period is too short for some merchants. "
-                        + "IngestEvents' log names the events; compare their settledAt with the authorisations' authorisedAt, then "
-                        + "consider a longer gracePeriod")
-                .metric(captured)
-                .threshold(config.capturedAfterReleaseThreshold())
-                .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-                .evaluationPeriods(1)
-                .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build(), Paging.ON_ALARM);
+        onePeriodAlarm(config, CAPTURED_AFTER_RELEASE, "Settlements arrived for authorisations whose hold release the provider had "
+                + "confirmed (at least " + config.capturedAfterReleaseThreshold() + " in a day): the grace period is too short for some "
+                + "merchants. IngestEvents' log names the events; compare their settledAt with the authorisations' authorisedAt, then "
+                + "consider a longer gracePeriod",
+                captured, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, config.capturedAfterReleaseThreshold(), Paging.ON_ALARM);
         this.dashboard = Dashboard.Builder.create(this, "Dashboard")
                 .dashboardName(config.physicalName("hold-release-reconciler"))
                 .build();
@@ -337,24 +315,34 @@ public final class Monitoring extends Construct {
 
     /** An alarm on events (a count per period): it pages when they happen; the next quiet period says nothing. */
     private void alarm(StackConfig config, String id, String description, IMetric metric) {
-        register(countAlarm(config, id, description, metric), Paging.ON_ALARM);
+        countAlarm(config, id, description, metric, Paging.ON_ALARM);
     }
 
     /** An alarm on a state that lasts until someone acts (messages waiting in a queue): it also says when it is over. */
     private void levelAlarm(StackConfig config, String id, String description, IMetric metric) {
-        register(countAlarm(config, id, description, metric), Paging.ON_ALARM_AND_OK);
+        countAlarm(config, id, description, metric, Paging.ON_ALARM_AND_OK);
     }
 
-    private Alarm countAlarm(StackConfig config, String id, String description, IMetric metric) {
-        return Alarm.Builder.create(this, id)
+    /** Fires on one occurrence in a period. */
+    private void countAlarm(StackConfig config, String id, String description, IMetric metric, Paging paging) {
+        onePeriodAlarm(config, id, description, metric, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, 1, paging);
+    }
+
+    /**
+     * The shape of every alarm here but {@link #NIGHT_NOT_STARTED}: one period's value against the threshold, and missing
+     * data not breaching (no data point means nothing happened, so nothing went wrong).
+     */
+    private void onePeriodAlarm(StackConfig config, String id, String description, IMetric metric, ComparisonOperator comparison,
+                                Number threshold, Paging paging) {
+        register(Alarm.Builder.create(this, id)
                 .alarmName(config.physicalName(id))
                 .alarmDescription(description)
                 .metric(metric)
-                .threshold(1)
-                .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+                .threshold(threshold)
+                .comparisonOperator(comparison)
                 .evaluationPeriods(1)
                 .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build();
+                .build(), paging);
     }
 
     /**

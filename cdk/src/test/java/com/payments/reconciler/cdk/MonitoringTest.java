@@ -97,7 +97,7 @@ class MonitoringTest {
     }
 
     /**
-     * A night that ended SUCCEEDED with commands left PENDING (issue 17): DeliverCommands' BacklogLeft, summed over a
+     * A night that ended SUCCEEDED with commands left PENDING: DeliverCommands' BacklogLeft, summed over a
      * period as long as an execution may run (10 hours, so one night's data points fall into one window and the
      * alarm is OK again before the next night), missing data not breaching; the description says what to do.
      */

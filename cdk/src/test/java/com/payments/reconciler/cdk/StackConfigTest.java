@@ -196,7 +196,7 @@ class StackConfigTest {
     private static final Clock SYNTH_CLOCK = Clock.fixed(Instant.parse("2026-12-03T17:00:00Z"), ZoneOffset.UTC);
 
     /**
-     * Issue 15.9: EventBridge Scheduler skips a cron time that does not exist on a spring-forward day, so the
+     * EventBridge Scheduler skips a cron time that does not exist on a spring-forward day, so the
      * night would silently not start. Such a time is refused at synth, naming the key, the zone, the time, the
      * dates and times that do exist every day; times in a fall-back overlap exist (Scheduler runs them once).
      */

@@ -6,7 +6,6 @@ import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.window.WindowStarter;
-import com.payments.reconciler.workflow.EmfMetrics;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Clock;
@@ -58,8 +57,8 @@ final class ApproveCommand implements Callable<Integer> {
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
         CommandsCommand.requireNote(note, "why the surge is real");
-        if (leasesTable != null && !leasesTable.matches("[A-Za-z0-9_.-]{3,255}")) {
-            throw new IllegalArgumentException("--leases-table must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + leasesTable);
+        if (leasesTable != null) {
+            OperatorTable.requireName("--leases-table", leasesTable);
         }
         // The held night's commands were decided under the deployed configuration; the rerun runs under it too.
         WindowConfig config = aws.deployment().window();
@@ -83,7 +82,7 @@ final class ApproveCommand implements Callable<Integer> {
             case NO_RECORD -> throw new IllegalArgumentException("--window: the release-surge guard never judged " + id
                     + " (no night record in " + table + "); `status --window " + id + "` shows how its executions ended");
         }
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = aws.windowStarter();
         try {
             StartResult result = starter.startRerun(id, config.inputFor(id), false);
             StartCommand.print(out, result, aws);

@@ -3,8 +3,11 @@ package com.payments.reconciler.cli;
 import com.payments.reconciler.cli.deployment.Deployment;
 import com.payments.reconciler.cli.deployment.StackLookup;
 import com.payments.reconciler.cli.deployment.StackName;
+import com.payments.reconciler.window.WindowStarter;
+import com.payments.reconciler.workflow.EmfMetrics;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
 import picocli.CommandLine.Option;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.cloudformation.CloudFormationClient;
@@ -46,6 +49,19 @@ final class AwsOptions {
     /** Step Functions in the state machine's own region (the stack's outputs name it). */
     SfnClient sfn() {
         return OperatorClients.build(SfnClient.builder(), region != null ? region : stateMachineArn().split(":")[3], endpointUrl);
+    }
+
+    /** The deployed state machine's executions, through {@link #sfn()}. */
+    WindowStarter windowStarter() {
+        return windowStarter(sfn());
+    }
+
+    /**
+     * The deployed state machine's executions, through {@code sfn}. Its metric lines are dropped: Embedded Metric Format
+     * becomes metrics only in a CloudWatch log, and the cli writes to a terminal.
+     */
+    WindowStarter windowStarter(SfnClient sfn) {
+        return new WindowStarter(sfn, stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
     }
 
     /**

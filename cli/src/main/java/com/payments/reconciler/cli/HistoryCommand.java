@@ -3,10 +3,7 @@ package com.payments.reconciler.cli;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
 import com.payments.reconciler.cli.operator.HistoryRenderer;
 import com.payments.reconciler.window.ExecutionName;
-import com.payments.reconciler.window.WindowStarter;
-import com.payments.reconciler.workflow.EmfMetrics;
 import java.io.PrintWriter;
-import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -42,7 +39,7 @@ final class HistoryCommand implements Callable<Integer> {
     public Integer call() {
         ExecutionName name = ExecutionName.require(execution, "--execution");
         SfnClient sfn = aws.sfn();
-        String arn = new WindowStarter(sfn, aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
+        String arn = aws.windowStarter(sfn).executionArn(name);
         List<HistoryEvent> events;
         try {
             events = new ExecutionFollower(sfn).history(arn);

@@ -18,7 +18,11 @@ final class OperatorTable {
      * @param named the flag's value, or null to read the stack's output for {@code schema}
      */
     static String name(String flag, String named, TableSchema schema, String stackName, String region, URI endpointUrl) {
-        String name = named != null ? named : fromStack(schema, stackName, region, endpointUrl);
+        return requireName(flag, named != null ? named : fromStack(schema, stackName, region, endpointUrl));
+    }
+
+    /** {@code name} if it is a DynamoDB table name; otherwise bad input naming {@code flag}. */
+    static String requireName(String flag, String name) {
         if (name == null || !name.matches("[A-Za-z0-9_.-]{3,255}")) {
             throw new IllegalArgumentException(flag + " must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), was " + name);
         }

@@ -2,8 +2,6 @@ package com.payments.reconciler.cli;
 
 import com.payments.reconciler.cli.operator.ExecutionFollower;
 import com.payments.reconciler.window.ExecutionName;
-import com.payments.reconciler.window.WindowStarter;
-import com.payments.reconciler.workflow.EmfMetrics;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -54,7 +52,7 @@ final class RedriveCommand implements Callable<Integer> {
     public Integer call() {
         ExecutionName name = ExecutionName.require(execution, "--execution");
         SfnClient sfn = aws.sfn();
-        String arn = new WindowStarter(sfn, aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionArn(name);
+        String arn = aws.windowStarter(sfn).executionArn(name);
         DescribeExecutionResponse described;
         try {
             described = sfn.describeExecution(b -> b.executionArn(arn));

@@ -4,7 +4,6 @@ import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.window.WindowStarter;
-import com.payments.reconciler.workflow.EmfMetrics;
 import java.time.Clock;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -48,7 +47,7 @@ final class RerunCommand implements Callable<Integer> {
         WindowConfig deployed = aws.deployment().window();
         WindowConfig config = deployed.withDryRun(deployed.dryRun() || dryRun);
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = aws.windowStarter();
         try {
             StartResult result = starter.startRerun(id, config.inputFor(id), force);
             StartCommand.print(spec.commandLine().getOut(), result, aws);

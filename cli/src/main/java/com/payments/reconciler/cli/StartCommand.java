@@ -5,7 +5,6 @@ import com.payments.reconciler.window.StartResult;
 import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.window.WindowId;
 import com.payments.reconciler.window.WindowStarter;
-import com.payments.reconciler.workflow.EmfMetrics;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.concurrent.Callable;
@@ -43,7 +42,7 @@ final class StartCommand implements Callable<Integer> {
         WindowConfig config = aws.deployment().window();
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());
         PrintWriter out = spec.commandLine().getOut();
-        WindowStarter starter = new WindowStarter(aws.sfn(), aws.stateMachineArn(), new EmfMetrics(Clock.systemUTC(), "cli", line -> { }));
+        WindowStarter starter = aws.windowStarter();
         StartResult result = starter.start(ExecutionName.scheduled(id), config.inputFor(id));
         print(out, result, aws);
         return ExitCodes.OK;

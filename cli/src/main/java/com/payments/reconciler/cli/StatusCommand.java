@@ -2,10 +2,7 @@ package com.payments.reconciler.cli;
 
 import com.payments.reconciler.window.WindowExecution;
 import com.payments.reconciler.window.WindowId;
-import com.payments.reconciler.window.WindowStarter;
-import com.payments.reconciler.workflow.EmfMetrics;
 import java.io.PrintWriter;
-import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -37,8 +34,7 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         WindowId id = WindowId.parse(window, "--window");
-        List<WindowExecution> executions = new WindowStarter(aws.sfn(), aws.stateMachineArn(),
-                new EmfMetrics(Clock.systemUTC(), "cli", line -> { })).executionsOf(id);
+        List<WindowExecution> executions = aws.windowStarter().executionsOf(id);
         PrintWriter out = spec.commandLine().getOut();
         if (executions.isEmpty()) {
             out.println("window " + id + " has no executions");

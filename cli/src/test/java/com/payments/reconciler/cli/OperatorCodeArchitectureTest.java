@@ -23,7 +23,7 @@ class OperatorCodeArchitectureTest {
                     "com.payments.reconciler.harness..", "com.payments.reconciler.local..",
                     "com.payments.reconciler.audit..", "com.payments.reconciler.testing..",
                     "org.junit..", "org.assertj..", "net.jqwik..", "com.tngtech.archunit..")
-            .because("cli/src/main is the operator's tool against AWS: the harness and the engines stay out of it (issue 19)");
+            .because("cli/src/main is the operator's tool against AWS: the harness and the engines stay out of it");
 
     @Test
     void theOperatorCommandsDependOnNoHarness() {

@@ -97,40 +97,13 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 DeadLetterDepth.queue(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)));
     }
 
-    /** With the stack's default key retention ({@link ProviderKeyRetention#DEFAULT}). */
-    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
-                                  LeaseStore leases, OperationGuard guard,
-                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
-                                  int parallelism, DeliveryPacing pacing, FeedGate feed) {
-        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
-                ProviderKeyRetention.DEFAULT, feed);
-    }
-
     /**
-     * {@code keyRetention}: how long the provider keeps an idempotency key ({@link ForgottenKeys}); {@code feed}: asked
-     * before any provider call of this invocation (FeedGate).
-     */
-    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
-                                  LeaseStore leases, OperationGuard guard,
-                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
-                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention, FeedGate feed) {
-        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
-                keyRetention, ProviderOutcomeTimeout.DEFAULT, feed);
-    }
-
-    /** {@code outcomeTimeout}: how long a command may stay ACKNOWLEDGED before this delivery escalates it. */
-    public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
-                                  LeaseStore leases, OperationGuard guard,
-                                  ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
-                                  int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention,
-                                  ProviderOutcomeTimeout outcomeTimeout, FeedGate feed) {
-        this(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock, parallelism, pacing,
-                keyRetention, outcomeTimeout, feed, DeadLetterDepth.empty());
-    }
-
-    /**
-     * {@code deadLetters}: the ingestion dead-letter queue, read once per call before any provider call; while it holds
-     * anything (or cannot be read) the call sends nothing (docs/decisions.md, "Held for feed").
+     * Everything given: the wiring from the environment above ends here, and tests build through a builder of their own.
+     * {@code keyRetention}: how long the provider keeps an idempotency key ({@link ForgottenKeys});
+     * {@code outcomeTimeout}: how long a command may stay ACKNOWLEDGED before this delivery escalates it; {@code feed}: asked
+     * before any provider call of this invocation (FeedGate); {@code deadLetters}: the ingestion dead-letter queue, read once
+     * per call before any provider call; while it holds anything (or cannot be read) the call sends nothing
+     * (docs/decisions.md, "Held for feed").
      */
     public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,

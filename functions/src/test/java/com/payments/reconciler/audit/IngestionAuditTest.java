@@ -19,7 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The audit and ingestion's writes (issue 18): an authorisation the platform voided before the decision is not lost
+ * The audit and ingestion's writes: an authorisation the platform voided before the decision is not lost
  * (I4), and a void recorded beside a decision is not a leader's write (I1); while a write that takes a decided
  * authorisation out of RELEASE_REQUESTED, or one left AUTHORISED, is still found.
  */

@@ -104,7 +104,7 @@ public final class InvariantAudit {
      *
      * @param cutoff the window's cutoff: authorisations before it are eligible
      * @param requireDelivered whether the command must also be DELIVERED and performed (false when only decisions ran)
-     * @param declaredBacklog commands the run reported left PENDING for the next run (issue 17): up to this many may be
+     * @param declaredBacklog commands the run reported left PENDING for the next run: up to this many may be
      *                        PENDING; one more is lost. What the run declared is checked against the tables, not trusted.
      * @param heldWhole the ingestion dead-letter queue held messages (or could not be read) while the night ran, read by the
      *                  caller with the night's own rule ({@code DeadLetterDepth}): every AUTHORISED, uncommanded

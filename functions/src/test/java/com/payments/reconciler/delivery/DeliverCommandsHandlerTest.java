@@ -266,13 +266,8 @@ class DeliverCommandsHandlerTest {
                 }
             }
         };
-        DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
-                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
-                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION),
-                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 1, w.client())
+                .leases(new LeaseStore(engine.client(renewals), engine.tables().leases(), Timing.LEASE_DURATION)).build();
 
         CompletableFuture<DeliveryBatch> call = CompletableFuture.supplyAsync(
                 () -> w.invoke(handler, lease, 0, null, context), background);
@@ -422,7 +417,7 @@ class DeliverCommandsHandlerTest {
     }
 
     /**
-     * Issue 15.7: the workflow retries a DeliverCommands call whose response was lost; the retry (a new Lambda
+     * The workflow retries a DeliverCommands call whose response was lost; the retry (a new Lambda
      * invocation, a new request id) reads a lagging image of the pending-delivery index, so it faces the same
      * commands and marks the same batch at the same epoch. Its transaction differs from the first call's (its own
      * clock, no provider call), so reusing the first call's request token would cost an attempt in
@@ -434,13 +429,9 @@ class DeliverCommandsHandlerTest {
         LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
         List<String> ops = w.command(lease, "auth-1", "auth-2");
         DynamoFaults tokens = DynamoFaults.builder(1).clock(w.clock).build();
-        DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()),
-                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
-                new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(w.clock, "DeliverCommands", w.metricLines::add), w.clock, 1, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 1, w.client())
+                .commands(new PendingCommands(engine.client(new LaggingIndex()), engine.tables().releaseCommands()))
+                .writer(new FencedWriter(engine.clientWithoutBackoff(tokens), engine.tables(), DeliveryWorld.NO_WAIT)).build();
         String sameInput = DeliveryWorld.input(w.window(), lease, 0, null);
 
         DeliveryWorld.invoke(handler, sameInput, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1"));
@@ -454,7 +445,7 @@ class DeliverCommandsHandlerTest {
     }
 
     /**
-     * Issue 15.4: the coordinating thread renews when due right after it took a delivery slot. A renewal failing
+     * The coordinating thread renews when due right after it took a delivery slot. A renewal failing
      * there with an error nobody classified (here AccessDenied, as a role missing UpdateItem would answer) must not
      * take the slot with it: the call stops starting deliveries, the one in flight finishes and is marked, and the
      * call ends with that error instead of waiting for the slot until the Lambda timeout. Every reading of the
@@ -478,13 +469,9 @@ class DeliverCommandsHandlerTest {
                 }
             }
         };
-        DeliverCommandsHandler handler = new DeliverCommandsHandler(
-                new PendingCommands(w.dynamo, engine.tables().releaseCommands()),
-                new FactsReader(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT, w.clock),
-                new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION),
-                w.fixedGuard(), w.client(), DeliveryWorld.NO_WAIT,
-                new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add), everyReadingDue, 2, DeliveryWorld.UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 2, w.client())
+                .leases(new LeaseStore(engine.client(fifthRenewalRefused), engine.tables().leases(), Timing.LEASE_DURATION))
+                .metrics(new EmfMetrics(everyReadingDue, "DeliverCommands", w.metricLines::add)).clock(everyReadingDue).build();
 
         // A hang detector only: the call ends in well under a second once the slot is released.
         Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(30),

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 17 at the handler: a shard's plan against the night's budget, throttling answers honoured, and a provider
+ * Delivery capacity at the handler: a shard's plan against the night's budget, throttling answers honoured, and a provider
  * that throttles for good treated as down. The world's clock moves only by the pacing's waits.
  */
 @ExtendWith(LocalDynamo.class)

@@ -10,7 +10,7 @@ import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Issues 15.2 and 15.3, and ends after the decision, as a table: what a PENDING command meets just before its provider call. */
+/** What a PENDING command meets just before its provider call, as a table: a settlement or an end after the decision, and its age against the automatic-delivery horizon. */
 class DeliveryDecisionTest {
 
     private static final Instant NOW = Instant.parse("2026-12-20T03:00:00Z");

@@ -24,7 +24,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 15.2, 15.3 and 15.5: the ways a PENDING command ends without a release request reaching the
+ * The ways a PENDING command ends without a release request reaching the
  * provider. Each is decided before the provider call and recorded through the fenced path.
  */
 @ExtendWith(LocalDynamo.class)
@@ -40,7 +40,7 @@ class DeliveryEndStatesTest {
         }
     }
 
-    /** 15.2: the decision saw no settlement; by the time of delivery one had arrived. */
+    /** The decision saw no settlement; by the time of delivery one had arrived. */
     @Test
     void aSettlementArrivingBetweenDecisionAndDeliveryCancelsTheCommandInsteadOfReleasingTheHold(LocalDynamo.Engine engine) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
@@ -138,7 +138,7 @@ class DeliveryEndStatesTest {
         assertThat(world.audit(true).violations()).isEmpty();
     }
 
-    /** 15.3: a command left PENDING longer than our idempotency records last is not sent again on its own. */
+    /** A command left PENDING longer than our idempotency records last is not sent again on its own. */
     @Test
     void aCommandLeftPendingPastTheIdempotencyHorizonIsEscalatedNotRedelivered(LocalDynamo.Engine engine) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
@@ -154,7 +154,7 @@ class DeliveryEndStatesTest {
         assertThat(world.metricLines).anySatisfy(line -> assertThat(line).contains("\"DeliveryEscalated\":1"));
     }
 
-    /** 15.5: one answer outside the contract used to stop the call (and, retried, every night). */
+    /** One answer outside the contract used to stop the call (and, retried, every night). */
     @Test
     void oneMalformedProviderAnswerQuarantinesItsCommandAndTheOthersAreDelivered(LocalDynamo.Engine engine) {
         world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);

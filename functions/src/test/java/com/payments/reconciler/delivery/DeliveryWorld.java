@@ -133,51 +133,47 @@ final class DeliveryWorld implements AutoCloseable {
         return handler(guard, parallelism, Timing.LEASE_DURATION, dynamo);
     }
 
+    /**
+     * DeliverCommands on this world's tables, clock and metric lines, answering {@code provider}: retries without waits,
+     * unmetered; a test sets what it is about on the builder.
+     */
+    DeliverCommandsHandlerBuilder handlerBuilder(OperationGuard guard, int parallelism, ProviderClient provider) {
+        return new DeliverCommandsHandlerBuilder()
+                .commands(new PendingCommands(dynamo, engine.tables().releaseCommands()))
+                .facts(new FactsReader(dynamo, engine.tables(), NO_WAIT, clock))
+                .writer(new FencedWriter(dynamo, engine.tables(), NO_WAIT))
+                .leases(new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION))
+                .guard(guard).provider(provider).providerRetry(NO_WAIT)
+                .metrics(new EmfMetrics(clock, "DeliverCommands", metricLines::add)).clock(clock)
+                .parallelism(parallelism).pacing(UNMETERED);
+    }
+
     /** A worker with its own clock: a paused worker's clock stands still while the world's moves on. */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Clock workerClock) {
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(dynamo, engine.tables(), NO_WAIT, workerClock),
-                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, client(), NO_WAIT, new EmfMetrics(workerClock, "DeliverCommands", metricLines::add), workerClock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        return handlerBuilder(guard, parallelism, client())
+                .facts(new FactsReader(dynamo, engine.tables(), NO_WAIT, workerClock))
+                .metrics(new EmfMetrics(workerClock, "DeliverCommands", metricLines::add)).clock(workerClock)
+                .build();
     }
 
     /** A handler whose feed gate the test chose (feed completeness: a stale watermark holds every provider call). */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, com.payments.reconciler.reconcile.FeedGate feed) {
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
-                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, feed);
+        return handlerBuilder(guard, parallelism, client()).feed(feed).build();
     }
 
     /** A handler reading the ingestion dead-letter queue the test chose (held for feed: a non-empty queue holds every call). */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, com.payments.reconciler.reconcile.DeadLetterDepth deadLetters) {
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
-                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED,
-                com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT, com.payments.reconciler.workflow.ProviderOutcomeTimeout.DEFAULT,
-                com.payments.reconciler.testing.CompleteFeed.gate(), deadLetters);
+        return handlerBuilder(guard, parallelism, client()).deadLetters(deadLetters).build();
     }
 
     /** A handler whose provider client the test chose (e.g. one answering outside the contract for some commands). */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient) {
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
-                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        return handlerBuilder(guard, parallelism, providerClient).build();
     }
 
     /** A handler with the provider client and the pacing (quota, and how a wait passes) the test chose. */
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, ProviderClient providerClient, DeliveryPacing pacing) {
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
-                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing, com.payments.reconciler.testing.CompleteFeed.gate());
+        return handlerBuilder(guard, parallelism, providerClient).pacing(pacing).build();
     }
 
     /**
@@ -187,11 +183,8 @@ final class DeliveryWorld implements AutoCloseable {
     DeliverCommandsHandler handlerReadingThrough(OperationGuard guard, int parallelism, ProviderClient providerClient,
                                                  DeliveryPacing pacing, ExecutionInterceptor... readInterceptors) {
         DynamoDbClient reads = engine.client(readInterceptors);
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(reads, engine.tables(), NO_WAIT, clock),
-                new FencedWriter(dynamo, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                guard, providerClient, NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, pacing, com.payments.reconciler.testing.CompleteFeed.gate());
+        return handlerBuilder(guard, parallelism, providerClient).facts(new FactsReader(reads, engine.tables(), NO_WAIT, clock))
+                .pacing(pacing).build();
     }
 
     /** The task input as the ASL builds it, with the execution's start time the delivery Map passes on. */
@@ -208,11 +201,8 @@ final class DeliveryWorld implements AutoCloseable {
     }
 
     DeliverCommandsHandler handler(OperationGuard guard, int parallelism, Duration leaseDuration, DynamoDbClient writerClient) {
-        return new DeliverCommandsHandler(new PendingCommands(dynamo, engine.tables().releaseCommands()),
-                new FactsReader(dynamo, engine.tables(), NO_WAIT, clock),
-                new FencedWriter(writerClient, engine.tables(), NO_WAIT),
-                new LeaseStore(dynamo, engine.tables().leases(), leaseDuration),
-                guard, client(), NO_WAIT, new EmfMetrics(clock, "DeliverCommands", metricLines::add), clock, parallelism, UNMETERED, com.payments.reconciler.testing.CompleteFeed.gate());
+        return handlerBuilder(guard, parallelism, client()).writer(new FencedWriter(writerClient, engine.tables(), NO_WAIT))
+                .leases(new LeaseStore(dynamo, engine.tables().leases(), leaseDuration)).build();
     }
 
     NightWindow window() {

@@ -46,13 +46,7 @@ class ForgottenKeysDeliveryTest {
     }
 
     private DeliverCommandsHandler handler(ProviderKeyRetention retention) {
-        return new DeliverCommandsHandler(new PendingCommands(world.dynamo, world.engine.tables().releaseCommands()),
-                new FactsReader(world.dynamo, world.engine.tables(), DeliveryWorld.NO_WAIT, world.clock),
-                new com.payments.reconciler.reconcile.FencedWriter(world.dynamo, world.engine.tables(), DeliveryWorld.NO_WAIT),
-                new com.payments.reconciler.lease.LeaseStore(world.dynamo, world.engine.tables().leases(), Timing.LEASE_DURATION),
-                world.fixedGuard(), world.client(), DeliveryWorld.NO_WAIT,
-                new com.payments.reconciler.workflow.EmfMetrics(world.clock, "DeliverCommands", world.metricLines::add),
-                world.clock, 2, DeliveryWorld.UNMETERED, retention, com.payments.reconciler.testing.CompleteFeed.gate());
+        return world.handlerBuilder(world.fixedGuard(), 2, world.client()).keyRetention(retention).build();
     }
 
     /** Night 1: the first request meets {@code first}, every retry is answered 503; the call ends ProviderUnavailable. */

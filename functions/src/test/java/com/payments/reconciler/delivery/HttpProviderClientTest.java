@@ -192,7 +192,7 @@ class HttpProviderClientTest {
         assertThat(client.release(COMMAND)).isEqualTo(new ProviderResult.Unavailable("no response within 300 ms"));
     }
 
-    /** Issue 17: 429 always, and 503 when it says when to come back, are throttling, with RFC 9110's two forms. */
+    /** 429 always, and 503 when it says when to come back, are throttling, with RFC 9110's two forms. */
     @Test
     void throttlingAnswersCarryTheirRetryAfter() {
         Instant now = Instant.parse("2026-12-02T03:00:00Z");

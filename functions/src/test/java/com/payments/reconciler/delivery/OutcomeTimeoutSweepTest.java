@@ -2,16 +2,13 @@ package com.payments.reconciler.delivery;
 
 import com.payments.reconciler.ingest.IngestEvent;
 import com.payments.reconciler.ingest.ProviderOutcomes;
-import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
-import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Fenced;
-import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.Timing;
 import org.junit.jupiter.api.AfterEach;
@@ -48,13 +45,10 @@ class OutcomeTimeoutSweepTest {
     }
 
     private DeliverCommandsHandler handler(ProviderClient client) {
-        return new DeliverCommandsHandler(new PendingCommands(world.dynamo, world.engine.tables().releaseCommands()),
-                new FactsReader(world.dynamo, world.engine.tables(), Backoff.standard(1), world.clock),
-                new FencedWriter(world.dynamo, world.engine.tables(), Backoff.standard(1)),
-                new LeaseStore(world.dynamo, world.engine.tables().leases(), Timing.LEASE_DURATION),
-                world.fixedGuard(), client, Backoff.standard(1),
-                new EmfMetrics(world.clock, "DeliverCommands", world.metricLines::add), world.clock, 2,
-                DeliveryWorld.UNMETERED, ProviderKeyRetention.DEFAULT, TIMEOUT, com.payments.reconciler.testing.CompleteFeed.gate());
+        return world.handlerBuilder(world.fixedGuard(), 2, client)
+                .facts(new FactsReader(world.dynamo, world.engine.tables(), Backoff.standard(1), world.clock))
+                .writer(new FencedWriter(world.dynamo, world.engine.tables(), Backoff.standard(1)))
+                .providerRetry(Backoff.standard(1)).outcomeTimeout(TIMEOUT).build();
     }
 
     private static ProviderClient acknowledging(List<String> sent) {

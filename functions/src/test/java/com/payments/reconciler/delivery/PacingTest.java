@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Issue 17's pure pieces: the quota's split, Retry-After, the sending rate and the shard plan, as tables. */
+/** Delivery pacing's pure pieces: the quota's split, Retry-After, the sending rate and the shard plan, as tables. */
 class PacingTest {
 
     static final Instant NOW = Instant.parse("2026-12-02T03:00:00Z");
@@ -101,7 +101,7 @@ class PacingTest {
             "10,  500, 40,  200, 600, 0.95, 1.0",
             "2.5, 500, 40,  120, 450, 0.97, 1.0",
             "25,  500, 20,  60,  400, 0.97, 1.0",
-            // the burst of one: every round's lost time stays lost (the measured 0.77 of issue 17's first night)
+            // the burst of one: every round's lost time stays lost (the 0.77 measured on the first night paced at the quota)
             "10,  0,   40,  200, 600, 0.0,  0.85"})
     void timeLostBetweenRoundsIsMadeUpWithinTheCatchUp(double share, long catchUpMillis, long latencyMillis, long readMillis,
                                                        long marksMillis, double atLeast, double atMost) {

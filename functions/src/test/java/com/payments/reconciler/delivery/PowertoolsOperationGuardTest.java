@@ -210,7 +210,7 @@ class PowertoolsOperationGuardTest {
     }
 
     /**
-     * Issue 15.4: a write of an idempotency record can be refused with TransactionConflictException (DynamoDB's answer
+     * A write of an idempotency record can be refused with TransactionConflictException (DynamoDB's answer
      * to a PutItem, UpdateItem or DeleteItem on an item an in-flight transaction holds), which the SDK does not retry
      * and which refuses the write without applying it. Each record write tries again with the store's backoff: the
      * in-progress record, the result and the body run once.

@@ -1,28 +1,17 @@
 package com.payments.reconciler.delivery;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.lease.LeaseToken;
-import com.payments.reconciler.reconcile.CandidateFinder;
+import com.payments.reconciler.reconcile.DeadLetterDepth;
 import com.payments.reconciler.reconcile.FeedGate;
-import com.payments.reconciler.reconcile.FencedWriter;
+import com.payments.reconciler.reconcile.HeldForFeed;
 import com.payments.reconciler.reconcile.ReconcilePageHandler;
-import com.payments.reconciler.reconcile.SettlementCheck;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.testing.LocalDynamo;
 import com.payments.reconciler.local.provider.SimulatedProvider;
-import com.payments.reconciler.window.NightWindow;
-import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.FeedNotComplete;
-import com.payments.reconciler.workflow.JsonHandler;
 import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.Timing;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,28 +40,19 @@ class SettlementFeedOutageTest {
                     .isInstanceOf(com.payments.reconciler.ingest.IngestOutcome.Accepted.class);
             List.of("auth-1", "auth-2").forEach(id -> w.ingestion.authorise(id, 1_000, DeliveryWorld.CUTOFF.minus(Duration.ofHours(1))));
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
-            FeedGate gate = FeedGate.stored(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT, MaxSettlementFeedLag.DEFAULT, w.clock);
-            ReconcilePageHandler reconcile = new ReconcilePageHandler(
-                    new CandidateFinder(w.dynamo, engine.tables().authorisations()),
-                    new FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
-                    new SettlementCheck(w.dynamo, engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                    new LeaseStore(w.dynamo, engine.tables().leases(), Timing.LEASE_DURATION),
-                    new com.payments.reconciler.surge.ReleaseSurgeGuard(new com.payments.reconciler.surge.NightRecords(w.dynamo,
-                            engine.tables().leases()), com.payments.reconciler.surge.ReleaseSurgePolicy.DEFAULT, w.clock),
-                    new EmfMetrics(w.clock, "ReconcilePage", line -> { }), w.clock, gate,
-                    new com.payments.reconciler.reconcile.HeldForFeed(com.payments.reconciler.reconcile.DeadLetterDepth.empty()));
+            ReconcilePageHandler reconcile = w.reconcilePage(new HeldForFeed(DeadLetterDepth.empty()));
 
-            assertThatThrownBy(() -> page(reconcile, w.window(), lease))
+            assertThatThrownBy(() -> DeliveryWorld.page(reconcile, w.window(), lease))
                     .isInstanceOf(FeedNotComplete.class)
                     .hasMessageContaining("PT24H old").hasMessageContaining("maxSettlementFeedLag PT6H");
-            assertThat(commands(w)).as("no decision committed").isEmpty();
+            assertThat(w.commandedAuthorisations()).as("no decision committed").isEmpty();
             List.of("auth-1", "auth-2").forEach(id ->
                     assertThat(w.ingestion.authorisation(id).get(Authorisations.STATE).s()).isEqualTo(Authorisations.STATE_AUTHORISED));
 
             // The feed resumes: a watermark of five minutes ago. The same tables, the rerun releases.
             w.ingestion.watermark("wm-resumed", w.clock.instant().minus(Duration.ofMinutes(5)));
-            page(reconcile, w.window(), lease);
-            assertThat(commands(w)).hasSize(2);
+            DeliveryWorld.page(reconcile, w.window(), lease);
+            assertThat(w.commandedAuthorisations()).hasSize(2);
 
             // The feed stalls again between decision and delivery: no provider call while it is stale.
             w.clock.advance(Duration.ofHours(7));
@@ -93,18 +73,5 @@ class SettlementFeedOutageTest {
 
     private static List<Map<String, AttributeValue>> commands(DeliveryWorld w) {
         return w.dynamo.scan(b -> b.tableName(w.engine.tables().releaseCommands()).consistentRead(true)).items();
-    }
-
-    private static void page(ReconcilePageHandler handler, NightWindow window, LeaseToken lease) {
-        ObjectNode root = JsonHandler.json().createObjectNode();
-        root.set("window", JsonHandler.json().valueToTree(window));
-        root.set("lease", JsonHandler.json().valueToTree(lease));
-        root.set("page", JsonHandler.json().createObjectNode().putNull("cursor"));
-        try {
-            handler.handleRequest(new ByteArrayInputStream(root.toString().getBytes(StandardCharsets.UTF_8)), new ByteArrayOutputStream(),
-                    new TestContext(Timing.RECONCILE_PAGE_TIMEOUT, "invocation-1"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,23 +1,14 @@
 package com.payments.reconciler.ingest;
 
-import java.time.Clock;
-import java.util.Optional;
-import com.payments.reconciler.lease.AcquireResult;
-import com.payments.reconciler.lease.Lease;
-import com.payments.reconciler.lease.LeaseStore;
 import com.payments.reconciler.reconcile.Candidate;
-import com.payments.reconciler.reconcile.CandidateFinder;
-import com.payments.reconciler.reconcile.FencedWriter;
 import com.payments.reconciler.reconcile.HoldValidity;
 import com.payments.reconciler.reconcile.ReleaseOutcome;
-import com.payments.reconciler.store.Backoff;
 import com.payments.reconciler.store.Tables.Authorisations;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
 import com.payments.reconciler.store.Tables.Settlements;
 import com.payments.reconciler.testing.LocalDynamo;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,14 +32,11 @@ class ContractVersion2Test {
     private static final Duration GRACE = Duration.ofHours(72);
     private static final Instant CUTOFF = WINDOW_START.minus(GRACE);
 
-    private LocalDynamo.Engine engine;
-    private EventIngestion ingestion;
+    private IngestionTables tables;
 
     @BeforeEach
     void setUp(LocalDynamo.Engine engine) {
-        this.engine = engine;
-        this.ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(SHARDS),
-                new IngestStore(engine.client(), engine.tables().authorisations(), engine.tables().settlements(), Backoff.standard(7)), Optional.empty(), Clock.systemUTC());
+        this.tables = new IngestionTables(engine, SHARDS, CUTOFF);
     }
 
     private static String created(String auth, long amount) {
@@ -78,136 +66,105 @@ class ContractVersion2Test {
 
     @Test
     void aHotelIncrementIsNoLongerDeadLettered() {
-        ingestion.ingest(created("auth-1", 20_000));
+        tables.ingest(created("auth-1", 20_000));
 
-        IngestOutcome outcome = ingestion.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", "2026-12-21T10:00:00Z"));
+        IngestOutcome outcome = tables.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", "2026-12-21T10:00:00Z"));
 
         assertThat(outcome).isEqualTo(new IngestOutcome.Accepted("i-1", "IncrementAuthorisation", 1));
-        Map<String, AttributeValue> item = authorisation("auth-1");
+        Map<String, AttributeValue> item = tables.authorisation("auth-1");
         assertThat(item.get(Authorisations.AMOUNT_MINOR).n()).isEqualTo("35000");
         assertThat(item.get(Authorisations.VERSION).n()).isEqualTo("2");
         assertThat(item.get(Authorisations.HOLD_UNTIL).n()).isEqualTo(Long.toString(Instant.parse("2026-12-21T10:00:00Z").toEpochMilli()));
         // Redelivered after a lost response: nothing written again.
-        assertThat(ingestion.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", "2026-12-21T10:00:00Z")))
+        assertThat(tables.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", "2026-12-21T10:00:00Z")))
                 .isInstanceOf(IngestOutcome.Duplicate.class);
         // A lower total, later: refused naming the field (the stored amount stays).
-        IngestOutcome lower = ingestion.ingest(incremented("i-2", "auth-1", 30_000, "2026-11-21T10:00:00Z", null));
+        IngestOutcome lower = tables.ingest(incremented("i-2", "auth-1", 30_000, "2026-11-21T10:00:00Z", null));
         assertThat(((IngestOutcome.Refused) lower).refusal().field()).isEqualTo("amountMinor");
-        assertThat(authorisation("auth-1").get(Authorisations.AMOUNT_MINOR).n()).isEqualTo("35000");
+        assertThat(tables.authorisation("auth-1").get(Authorisations.AMOUNT_MINOR).n()).isEqualTo("35000");
         // The candidate the night reads has the new amount and the hold's validity.
-        Candidate candidate = candidates().getFirst();
+        Candidate candidate = tables.candidates().getFirst();
         assertThat(candidate.amountMinor()).isEqualTo(35_000);
         assertThat(candidate.holdUntil()).contains(Instant.parse("2026-12-21T10:00:00Z"));
     }
 
     @Test
     void anIncrementBeforeItsCreateWaitsForSqsToDeliverItAgain() {
-        assertThatThrownBy(() -> ingestion.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", null)))
+        assertThatThrownBy(() -> tables.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", null)))
                 .isInstanceOf(EventIngestion.NotYetApplicable.class).hasMessageContaining("not created yet");
-        assertThat(authorisation("auth-1")).isEmpty();
-        ingestion.ingest(created("auth-1", 20_000));
-        assertThat(ingestion.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", null))).isInstanceOf(IngestOutcome.Accepted.class);
+        assertThat(tables.authorisation("auth-1")).isEmpty();
+        tables.ingest(created("auth-1", 20_000));
+        assertThat(tables.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", null))).isInstanceOf(IngestOutcome.Accepted.class);
     }
 
     @Test
     void anIncrementAfterTheCandidateWasReadMakesTheReleaseDecideAgainWithTheNewAmount() {
-        ingestion.ingest(created("auth-1", 20_000));
-        Candidate read = candidates().getFirst();
-        ingestion.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", null));
+        tables.ingest(created("auth-1", 20_000));
+        Candidate read = tables.candidates().getFirst();
+        tables.ingest(incremented("i-1", "auth-1", 35_000, "2026-11-21T09:00:00Z", null));
 
         // The transaction's "version = observed" fails; the round decides again from the item it returned.
-        assertThat(release(read)).isInstanceOf(ReleaseOutcome.Committed.class);
-        assertThat(command("auth-1").get(ReleaseCommands.AMOUNT_MINOR).n()).isEqualTo("35000");
+        assertThat(tables.release(read, WINDOW_START, WINDOW_START.plusSeconds(60))).isInstanceOf(ReleaseOutcome.Committed.class);
+        assertThat(tables.command("auth-1").get(ReleaseCommands.AMOUNT_MINOR).n()).isEqualTo("35000");
     }
 
     @Test
     void aSecondCapturesAmountIsNotDropped() {
-        ingestion.ingest(created("auth-1", 20_000));
-        assertThat(ingestion.ingest(capture("s-1", "auth-1", 12_000, 1, false))).isInstanceOf(IngestOutcome.Accepted.class);
+        tables.ingest(created("auth-1", 20_000));
+        assertThat(tables.ingest(capture("s-1", "auth-1", 12_000, 1, false))).isInstanceOf(IngestOutcome.Accepted.class);
 
-        assertThat(ingestion.ingest(capture("s-2", "auth-1", 8_000, 2, true))).isEqualTo(new IngestOutcome.Accepted("s-2", "AddCapture", 2));
+        assertThat(tables.ingest(capture("s-2", "auth-1", 8_000, 2, true))).isEqualTo(new IngestOutcome.Accepted("s-2", "AddCapture", 2));
 
-        Map<String, AttributeValue> settlement = settlement("auth-1");
+        Map<String, AttributeValue> settlement = tables.settlement("auth-1");
         assertThat(settlement.get(Settlements.AMOUNT_MINOR).n()).isEqualTo("20000");
         assertThat(settlement.get(Settlements.CAPTURES).m()).containsOnlyKeys("1", "2");
         assertThat(settlement.get(Settlements.FINAL_CAPTURE).bool()).isTrue();
         // The same sequence again: a duplicate, never summed twice; another amount under it: a conflict.
-        assertThat(ingestion.ingest(capture("s-2", "auth-1", 8_000, 2, true))).isInstanceOf(IngestOutcome.Duplicate.class);
-        assertThat(ingestion.ingest(capture("s-2b", "auth-1", 8_000, 2, true))).isInstanceOf(IngestOutcome.Duplicate.class);
-        IngestOutcome other = ingestion.ingest(capture("s-2c", "auth-1", 7_000, 2, true));
+        assertThat(tables.ingest(capture("s-2", "auth-1", 8_000, 2, true))).isInstanceOf(IngestOutcome.Duplicate.class);
+        assertThat(tables.ingest(capture("s-2b", "auth-1", 8_000, 2, true))).isInstanceOf(IngestOutcome.Duplicate.class);
+        IngestOutcome other = tables.ingest(capture("s-2c", "auth-1", 7_000, 2, true));
         assertThat(((IngestOutcome.Refused) other).refusal().field()).isEqualTo("amountMinor");
-        assertThat(settlement("auth-1").get(Settlements.AMOUNT_MINOR).n()).isEqualTo("20000");
+        assertThat(tables.settlement("auth-1").get(Settlements.AMOUNT_MINOR).n()).isEqualTo("20000");
         // Any capture means settled: never a candidate.
-        assertThat(candidates()).isEmpty();
+        assertThat(tables.candidates()).isEmpty();
     }
 
     @Test
     void capturesInAnyOrderSumTheSame() {
-        ingestion.ingest(capture("s-3", "auth-1", 300, 3, true));
-        ingestion.ingest(capture("s-1", "auth-1", 100, 1, false));
-        ingestion.ingest(capture("s-2", "auth-1", 200, 2, false));
-        ingestion.ingest(capture("s-1", "auth-1", 100, 1, false));
-        assertThat(settlement("auth-1").get(Settlements.AMOUNT_MINOR).n()).isEqualTo("600");
+        tables.ingest(capture("s-3", "auth-1", 300, 3, true));
+        tables.ingest(capture("s-1", "auth-1", 100, 1, false));
+        tables.ingest(capture("s-2", "auth-1", 200, 2, false));
+        tables.ingest(capture("s-1", "auth-1", 100, 1, false));
+        assertThat(tables.settlement("auth-1").get(Settlements.AMOUNT_MINOR).n()).isEqualTo("600");
     }
 
     @Test
     void aPartialReversalLowersTheRemainingAmountOnceAndTheRestEndsIt() {
-        ingestion.ingest(created("auth-1", 20_000));
+        tables.ingest(created("auth-1", 20_000));
 
-        assertThat(ingestion.ingest(reversed("r-1", "auth-1", 5_000))).isEqualTo(new IngestOutcome.Accepted("r-1", "ReduceAuthorisation", 1));
-        assertThat(ingestion.ingest(reversed("r-1", "auth-1", 5_000))).isInstanceOf(IngestOutcome.Duplicate.class);
-        assertThat(authorisation("auth-1").get(Authorisations.AMOUNT_MINOR).n()).isEqualTo("15000");
-        assertThat(candidates()).extracting(Candidate::amountMinor).containsExactly(15_000L);
+        assertThat(tables.ingest(reversed("r-1", "auth-1", 5_000))).isEqualTo(new IngestOutcome.Accepted("r-1", "ReduceAuthorisation", 1));
+        assertThat(tables.ingest(reversed("r-1", "auth-1", 5_000))).isInstanceOf(IngestOutcome.Duplicate.class);
+        assertThat(tables.authorisation("auth-1").get(Authorisations.AMOUNT_MINOR).n()).isEqualTo("15000");
+        assertThat(tables.candidates()).extracting(Candidate::amountMinor).containsExactly(15_000L);
 
         // The rest: ended like a void, out of the index.
-        assertThat(ingestion.ingest(reversed("r-2", "auth-1", 15_000))).isEqualTo(new IngestOutcome.Accepted("r-2", "EndAuthorisation", 2));
-        Map<String, AttributeValue> item = authorisation("auth-1");
+        assertThat(tables.ingest(reversed("r-2", "auth-1", 15_000))).isEqualTo(new IngestOutcome.Accepted("r-2", "EndAuthorisation", 2));
+        Map<String, AttributeValue> item = tables.authorisation("auth-1");
         assertThat(item.get(Authorisations.STATE).s()).isEqualTo(Authorisations.STATE_VOIDED);
         assertThat(item.get(Authorisations.END_KIND).s()).isEqualTo("REVERSED");
-        assertThat(candidates()).isEmpty();
+        assertThat(tables.candidates()).isEmpty();
     }
 
     @Test
     void aHoldValidLongerThanTheGraceIsReadButNotDue() {
-        ingestion.ingest("""
+        tables.ingest("""
                 {"version":2,"type":"authorisation.created","eventId":"c-1","authorisationId":"auth-1","amountMinor":20000,\
                 "currency":"EUR","merchantId":"m-hotel-7","authorisedAt":"2026-11-20T10:00:00Z","holdUntil":"2026-12-21T10:00:00Z"}""");
-        ingestion.ingest(created("auth-2", 100));
+        tables.ingest(created("auth-2", 100));
 
-        List<Candidate> read = candidates();
+        List<Candidate> read = tables.candidates();
         assertThat(read).hasSize(2);
         assertThat(read.stream().filter(c -> HoldValidity.dueInWindow(c, GRACE, WINDOW_START)).map(Candidate::authorisationId))
                 .containsExactly("auth-2");
-    }
-
-    private Map<String, AttributeValue> authorisation(String id) {
-        return engine.client().getItem(b -> b.tableName(engine.tables().authorisations()).consistentRead(true)
-                .key(Map.of(Authorisations.AUTHORISATION_ID, AttributeValue.fromS(id)))).item();
-    }
-
-    private Map<String, AttributeValue> settlement(String id) {
-        return engine.client().getItem(b -> b.tableName(engine.tables().settlements()).consistentRead(true)
-                .key(Map.of(Settlements.AUTHORISATION_ID, AttributeValue.fromS(id)))).item();
-    }
-
-    private Map<String, AttributeValue> command(String authorisationId) {
-        return engine.client().getItem(b -> b.tableName(engine.tables().releaseCommands()).consistentRead(true)
-                .key(Map.of(ReleaseCommands.OPERATION_ID, AttributeValue.fromS(Candidate.operationIdFor(authorisationId))))).item();
-    }
-
-    private List<Candidate> candidates() {
-        CandidateFinder finder = new CandidateFinder(engine.client(), engine.tables().authorisations());
-        List<Candidate> all = new ArrayList<>();
-        for (int shard = 0; shard < SHARDS; shard++) {
-            all.addAll(finder.page(shard, CUTOFF, Map.of(), 100).candidates());
-        }
-        return all;
-    }
-
-    private ReleaseOutcome release(Candidate candidate) {
-        LeaseStore leases = new LeaseStore(engine.client(), engine.tables().leases(), Duration.ofMinutes(5));
-        Lease lease = ((AcquireResult.Acquired) leases.acquire("job", "run/1", WINDOW_START)).lease();
-        FencedWriter writer = new FencedWriter(engine.client(), engine.tables(), Backoff.standard(3));
-        return writer.requestRelease(lease.token(), candidate, "2026-12-01", CUTOFF, WINDOW_START.plusSeconds(60));
     }
 }

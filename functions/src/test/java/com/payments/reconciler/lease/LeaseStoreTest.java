@@ -195,7 +195,7 @@ class LeaseStoreTest {
     }
 
     /**
-     * Issue 15.4: DynamoDB answers TransactionConflictException to an UpdateItem on an item an in-flight transaction
+     * DynamoDB answers TransactionConflictException to an UpdateItem on an item an in-flight transaction
      * holds (every fenced write checks the lease item). It must reach the workflow as StoreContention, which it
      * retries, on acquire, renew and release alike — not as an untyped DynamoDbException.
      */
@@ -215,7 +215,7 @@ class LeaseStoreTest {
     }
 
     /**
-     * Issue 15.4: a conflict with an in-flight transaction is momentary (the transaction holds the item for its own
+     * A conflict with an in-flight transaction is momentary (the transaction holds the item for its own
      * duration) and refuses the write without applying it, so acquire, renew and release try again, with the store's
      * backoff, before they give up as StoreContention.
      */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The per-night divergence counts (issue 18's dry-run dashboard), emitted once per completed run by ReleaseLease. */
+/** The per-night divergence counts (the dry-run dashboard's), emitted once per completed run by ReleaseLease. */
 @ExtendWith(LocalDynamo.class)
 class ReleaseLeaseMetricsTest {
 

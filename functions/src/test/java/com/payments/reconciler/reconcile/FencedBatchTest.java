@@ -193,7 +193,7 @@ class FencedBatchTest {
         assertThat(engine.writes().getLast().seq()).isEqualTo(before);
     }
 
-    /** Issue 15.6: a stale item re-read from the cancellation is malformed; it is skipped by id, the rest commit. */
+    /** A stale item re-read from the cancellation is malformed; it is skipped by id, the rest commit. */
     @Test
     void aMalformedAuthorisationReReadDuringABatchIsSkippedAndTheRestCommit() {
         Worker a = leader("worker-A", engine.client());

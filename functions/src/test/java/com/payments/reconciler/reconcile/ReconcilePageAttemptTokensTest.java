@@ -35,7 +35,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 15.7 on the ReconcilePage path: the handler binds its writer to each invocation, so a task the workflow
+ * Request tokens per attempt on the ReconcilePage path: the handler binds its writer to each invocation, so a task the workflow
  * retries (a new request id) deciding the batch its earlier attempt committed — a lagging image of the
  * {@code pending-by-age} index still lists it — sends other request tokens. The fault layer gives moto DynamoDB's
  * token rule.

@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A task whose first try committed a release and then failed (its Lambda timed out after the commit) is
  * retried by the workflow; the retry may read a lagging index image and decide the same authorisation again
  * at the same epoch and version, within DynamoDB's 10-minute token window. The request is not the same
- * ({@code createdAt} is the new call's clock). The retry is another task attempt, so its token is another
- * (issue 15.7); a writer bound to one attempt that decides the batch again reuses its token and DynamoDB
+ * ({@code createdAt} is the new call's clock). The retry is another task attempt, so its token is another;
+ * a writer bound to one attempt that decides the batch again reuses its token and DynamoDB
  * answers {@code IdempotentParameterMismatchException}. Either way it is our own earlier decision: it must
  * end as a recognised commit, not fail the task. The fault layer gives moto AWS's token semantics.
  */

@@ -50,7 +50,7 @@ class ErrorHandlingTest {
     }
 
     /**
-     * Issue 15.10: the documented error table ({@link ErrorNames#TABLE}) against the ASL's effective behaviour,
+     * The documented error table ({@link ErrorNames#TABLE}) against the ASL's effective behaviour,
      * for every Task and every error its function can raise (its named errors, the Lambda service's, a timeout
      * and any other error). A {@code States.TaskFailed} retrier retries everything not excluded before it, so a
      * never-retried error needs a {@code MaxAttempts: 0} retrier of its own, placed first.

@@ -123,7 +123,7 @@ class TimingBudgetTest {
     }
 
     /**
-     * Issue 15.3: a command performed but never marked can be redelivered by the next nights, by reruns and by a
+     * A command performed but never marked can be redelivered by the next nights, by reruns and by a
      * redrive up to its horizon; each redelivery must still find our idempotency record, or not happen on its own.
      * The rule: a delivery starts only while its command is younger than AUTOMATIC_DELIVERY_HORIZON (older ones are
      * ESCALATED), that horizon covers the next night and a late redrive, and the records outlive it by a whole
@@ -135,7 +135,7 @@ class TimingBudgetTest {
         assertThat(broken).as("the redelivery budget").isEmpty();
     }
 
-    /** The rule above can fail: the budget before issue 15.3 (records for 24 h, the schedule period) breaks it. */
+    /** The rule above can fail: the budget it replaced (records for 24 h, the schedule period) breaks it. */
     @Test
     void theRedeliveryBudgetRefusesTheOneDayExpiryItReplaced() {
         assertThat(redeliveryBudgetBreaks(Duration.ofHours(24), Duration.ofHours(24)))
@@ -173,7 +173,7 @@ class TimingBudgetTest {
     }
 
     /**
-     * Issue 15.8: a rerun right after a run that failed, timed out or was aborted without handing its lease
+     * A rerun right after a run that failed, timed out or was aborted without handing its lease
      * back must outwait that lease (it expires LEASE_DURATION after its last renewal, which can be up to
      * LEASE_RENEW_INTERVAL late) before giving up as LeaseHeldByAnotherRun — whatever the jitter draws.
      */
@@ -199,7 +199,7 @@ class TimingBudgetTest {
     }
 
     /** FULL jitter waits a uniform draw from [0, delay]; only unjittered waits are guaranteed. */
-    /** Issue 17: the quota is split by the calls that can run at once, which is the delivery Map's MaxConcurrency. */
+    /** The quota is split by the calls that can run at once, which is the delivery Map's MaxConcurrency. */
     @Test
     void theDeliveryMapRunsAtMostAsManyCallsAsTheQuotaIsSplitBy() {
         JsonNode map = asl.root.path("States").path("DeliverReleases");
@@ -208,7 +208,7 @@ class TimingBudgetTest {
     }
 
     /**
-     * Issue 17: delivery plans to stop DELIVERY_FINISH_RESERVE before the execution's timeout; what may still run after
+     * Delivery plans to stop DELIVERY_FINISH_RESERVE before the execution's timeout; what may still run after
      * the last call starts (that call, its provider-unavailable retries, and ReleaseLease with its longest retrier)
      * must fit in the reserve, or a night with a backlog could still time out.
      */

@@ -10,7 +10,7 @@ import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
-/** A function without credentials is a deployment fault, not contention: it must not be retried as one (issue 14). */
+/** A function without credentials is a deployment fault, not contention: it must not be retried as one. */
 class StoreErrorsTest {
 
     @Test

@@ -162,7 +162,7 @@ class WindowConfigTest {
         assertThat(ExecutionName.require("reconcile-2026-12-01-rerun-3", "execution")).isEqualTo(ExecutionName.rerun(DEC_1, 3));
     }
 
-    /** Issue 15.1: starting a window early shortens the grace period, so nothing may start before its window start. */
+    /** Starting a window early shortens the grace period, so nothing may start before its window start. */
     @Test
     void aManualStartOfTomorrowsWindowIsRefusedUntilItsWindowStart() {
         WindowConfig config = WindowConfig.defaults();

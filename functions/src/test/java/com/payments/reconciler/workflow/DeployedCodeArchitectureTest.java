@@ -23,7 +23,7 @@ class DeployedCodeArchitectureTest {
                     "com.payments.reconciler.audit..", "com.payments.reconciler.testing..", "com.payments.reconciler.local..",
                     "com.payments.reconciler.cli..", "com.payments.reconciler.harness..", "com.payments.reconciler.cdk..",
                     "org.junit..", "org.assertj..", "net.jqwik..", "com.tngtech.archunit..")
-            .because("functions/src/main is deployed: harness, engines and fakes stay out of the Lambda jar (issue 19)");
+            .because("functions/src/main is deployed: harness, engines and fakes stay out of the Lambda jar");
 
     @Test
     void theDeployedCodeDependsOnNoHarness() {

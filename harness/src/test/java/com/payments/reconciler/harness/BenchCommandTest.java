@@ -129,7 +129,7 @@ class BenchCommandTest {
         assertThat(oneWriterPerReplica.path("attemptsPerCommit").asDouble()).isEqualTo(1.0);
         assertThat(contention.get(0).path("conflictProbability").asDouble()).isCloseTo(1 - Math.pow(0.9, 3), within(1e-12));
 
-        // Issue 17: the night at the quota is reported as the provider saw it (its figures are times, printed, not asserted);
+        // Capacity: the night at the quota is reported as the provider saw it (its figures are times, printed, not asserted);
         // the backlog of 3x a 2 s budget at 20 requests/s (4 shards x 10 each) is drained by reruns with I1-I5 after each.
         JsonNode capacity = report.path("capacity");
         assertThat(capacity.path("quota").asDouble()).isEqualTo(20.0);
@@ -159,7 +159,7 @@ class BenchCommandTest {
         assertThat(deliveredOverRuns).as("each release delivered once over the runs").isEqualTo(backlog.path("releasable").asLong());
         assertThat(backlog.path("recovered").asBoolean()).isTrue();
 
-        // Issue 18: ingestion through the local queue and IngestEvents. Every event's write is one conditional single-item
+        // Ingestion through the local queue and IngestEvents. Every event's write is one conditional single-item
         // write, its refusal answered with the stored item (no read); only an end arriving before its create makes a
         // second write (the create completes the stub the end made). Each distinct event has exactly one write that succeeds.
         JsonNode ingestion = report.path("ingestion");

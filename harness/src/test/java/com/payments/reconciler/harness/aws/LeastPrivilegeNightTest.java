@@ -60,7 +60,7 @@ class LeastPrivilegeNightTest {
                             + "after its record was written); a clean night writes each record once"),
             new LeastPrivilegeProof.Allowance("dynamodb:DeleteItem", Optional.of("IdempotencyTable"),
                     "failure path: Powertools deletes its record when the guarded provider call throws; a clean night has no such failure"),
-            // IngestEvents (issue 18): the night's data arrives through the ingestion queue and IngestEvents in its sandbox, so its
+            // IngestEvents: the night's data arrives through the ingestion queue and IngestEvents in its sandbox, so its
             // DynamoDB writes are judged by its role; the event source mapping is the harness's, polling with its own credentials.
             // These grants carry Sids of their own (ConsumeIngestQueue, IngestQueueKey), so they cannot excuse a workflow function's.
             new LeastPrivilegeProof.Allowance("sqs:ReceiveMessage", Optional.of("ConsumeIngestQueue"),

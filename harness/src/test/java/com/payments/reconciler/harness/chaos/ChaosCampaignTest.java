@@ -30,12 +30,12 @@ class ChaosCampaignTest {
      * (chosen when draws hashed request content, owner UUIDs included; they now come from seeded streams).
      */
     static final String FAULTS = "ddb-conflict=0.25,ddb-throttle=0.06,ddb-lost-response=0.02";
-    /** Every kind of fault issue 7 asks for, as the report names them. */
+    /** Every kind of fault the campaign injects, as the report names them. */
     static final List<String> EVERY_FAULT_KIND = List.of(
             "gc-pause-past-lease", "rerun-racing", "scheduler-duplicate", "lambda-commit-then-timeout",
             "ddb-transaction-conflict", "ddb-throttling", "ddb-provisioned-throughput-exceeded", "ddb-response-lost",
             "provider-perform-then-drop", "provider-error-5xx", "provider-slow", "settlement-during-run",
-            // issue 17: provider quota pressure and Lambda throttling
+            // provider quota pressure and Lambda throttling
             "provider-429-burst", "provider-quota-lowered", "lambda-throttled");
 
     private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));

@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 16.3: every deliberate defect of {@link Mutant} on a small campaign, and the correct workers on the same
+ * Every deliberate defect of {@link Mutant} on a small campaign, and the correct workers on the same
  * schedules. Every row must be reported with the invariant it breaks. {@link #AWAITING_AUDITOR_REWRITE}, the rows
- * once allowed to go unreported while the auditor was rewritten (issue 16.2), is empty now; a row put back on it
+ * once allowed to go unreported while the auditor was rewritten, is empty now; a row put back on it
  * must still have taken effect and show in the state dump, read as a checker outside the project would.
  *
  * <p>The schedules are chosen for what each defect needs, deterministically (their pauses are latches, and they

@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
- * Issue 17's promise in the chaos campaign: every night completes, or ends SUCCEEDED with its backlog reported (the
+ * The capacity promise in the chaos campaign: every night completes, or ends SUCCEEDED with its backlog reported (the
  * declared backlog is checked by the audit's I4), never by running into its timeout. The TIMED_OUT row is the known-bad
  * input the check must catch.
  */

@@ -26,7 +26,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 18's "done when", through the path a platform's events take: events with a card-number-like field, published
+ * Card data is never stored, through the path a platform's events take: events with a card-number-like field, published
  * to the local ingestion queue and consumed by the harness's event source mapping invoking IngestEvents in its Lambda
  * sandboxes, are refused on each of the queue's {@code maxReceiveCount} receives, moved to the dead-letter queue by
  * the redrive policy, and appear in no table, no applied write and no log file of the run (the sandboxes' logs, which

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 17's done-when, through the shipped ASL in moto: a night whose backlog is larger than what its budget fits at
+ * A backlog larger than the budget, through the shipped ASL in moto: a night whose backlog is larger than what its budget fits at
  * the provider's quota ends SUCCEEDED with {@code backlogLeft > 0}, not TIMED_OUT. The handlers' clock runs 30 s short
  * of the delivery budget's end (moto's {@code $$.Execution.StartTime} is real time), so the budget is seconds, not hours.
  */

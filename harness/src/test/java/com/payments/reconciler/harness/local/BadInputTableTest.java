@@ -173,7 +173,7 @@ class BadInputTableTest {
                 {"start --window 2026-12-01 --grace-period PT1H", "--grace-period"}, {"frobnicate", "frobnicate"}}) {
             rows.add(new Row("CLI", usage[0], t -> t.cli(usage[0]), usage[1], Scope.NOTHING));
         }
-        // Issue 15.1: a window that has not started yet would shorten the grace period; refused on every path
+        // A window that has not started yet would shorten the grace period; refused on every path
         // (start and rerun: OperatorBadUsageTest).
         String tomorrow = java.time.LocalDate.now(java.time.ZoneOffset.UTC).plusDays(1).toString();
         for (String early : new String[] {"local --window " + tomorrow}) {
@@ -188,7 +188,7 @@ class BadInputTableTest {
         rows.add(item("amountMinor negative", i -> i.put(Authorisations.AMOUNT_MINOR, AttributeValue.fromN("-100")), "authorisation[" + BAD + "].amountMinor"));
         rows.add(item("version missing", i -> i.remove(Authorisations.VERSION), "authorisation[" + BAD + "].version"));
         rows.add(item("version a string", i -> i.put(Authorisations.VERSION, AttributeValue.fromS("one")), "authorisation[" + BAD + "].version"));
-        // Provider responses to a delivery: a contract violation naming the problem; the command is QUARANTINED (issue 15.5), the rest goes on.
+        // Provider responses to a delivery: a contract violation naming the problem; the command is QUARANTINED, the rest goes on.
         rows.add(provider("200 that is not JSON", 200, "text/html", "<html>gateway says hi</html>", "not a JSON object"));
         rows.add(provider("unexpected status 302", 302, "application/json", "{}", "answered 302"));
         rows.add(provider("unexpected status 404", 404, "application/json", "{}", "answered 404"));
@@ -241,7 +241,7 @@ class BadInputTableTest {
                 assertThat(world.pipeline.provider().effects()).noneMatch(e -> BAD.equals(e.authorisationId()));
             }
             case ONLY_THE_QUARANTINED_COMMAND -> {
-                // Issue 15.5: the answer parks its command for a person (status, excerpt); nothing else is written but the
+                // The answer parks its command for a person (status, excerpt); nothing else is written but the
                 // first-attempt stamp that goes before any request (keys the provider forgets).
                 List<String> business = BUSINESS.stream().map(t -> "\"" + world.pipeline.tables().nameOf(schemaNamed(t)) + "\"").toList();
                 assertThat(world.pipeline.writeLog().entries()).as("business writes applied")

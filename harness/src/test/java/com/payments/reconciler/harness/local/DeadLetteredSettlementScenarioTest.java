@@ -3,20 +3,8 @@ package com.payments.reconciler.harness.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.audit.ProviderEffect;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
-import com.payments.reconciler.harness.HarnessCli;
-import com.payments.reconciler.window.WindowId;
-import com.payments.reconciler.workflow.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
@@ -32,35 +20,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DeadLetteredSettlementScenarioTest {
 
-    private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
-
     @Test
     void deadLetteredSettlementIsNotReleasedAndIsCountedHeldForFeed() throws Exception {
-        WindowId window = new WindowId(LocalDate.now(Clock.systemUTC()).minusDays(1));
-        Path dump = BUILD.resolve("dead-lettered-dump-" + UUID.randomUUID());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = HarnessCli.run(new String[] {"local", "--scenario", "dead-lettered-settlement", "--authorisations", "200",
-                        "--window", window.toString(), "--engine", "in-process", "--json", "--dump-state", dump.toString(),
-                        "--work-dir", BUILD.resolve("dead-lettered").toString()},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String console = err.toString(StandardCharsets.UTF_8);
+        LocalScenarioRun run = LocalScenarioRun.of("dead-lettered-settlement", "dead-lettered");
+        String console = run.console();
 
-        assertThat(exit).as(console).isZero();
+        assertThat(run.exit()).as(console).isZero();
         assertThat(console).doesNotContain("SCENARIO:").doesNotContain("VIOLATION");
-        JsonNode report = Json.mapper().readTree(out.toString(StandardCharsets.UTF_8));
+        JsonNode report = run.report();
         assertThat(report.at("/counts/heldForFeed").asLong()).as(console).isEqualTo(1);
         assertThat(report.at("/ingestion/rejected").asLong()).as(console).isGreaterThanOrEqualTo(1);
         assertThat(report.at("/ingestion/deadLettered").asLong()).as("the refusal is not in the dead-letter queue: " + console).isZero();
         assertThat(report.at("/counts/releaseRequested").asLong()).as("the other due authorisations are released: " + console).isPositive();
         assertThat(console).as("the night is not held whole").doesNotContain("held for feed: the ingestion dead-letter queue held messages");
 
-        List<JsonNode> published = lines(dump.resolve(FeedOutage.PLATFORM_EVENTS));
+        List<JsonNode> published = run.dumped(FeedOutage.PLATFORM_EVENTS);
         List<String> subMillisecond = published.stream().filter(l -> l.at("/event/type").asText().equals("settlement.posted"))
                 .filter(l -> l.at("/event/settledAt").asText().matches(".*\\.\\d{6,}Z"))
                 .map(l -> l.at("/event/authorisationId").asText()).distinct().toList();
         assertThat(subMillisecond).as("the refused settlement (each copy), as the platform published it").hasSize(1);
-        assertThat(lines(dump.resolve("provider-effects.jsonl")))
+        assertThat(run.dumped("provider-effects.jsonl"))
                 .noneMatch(e -> e.get("authorisationId").asText().equals(subMillisecond.getFirst()) && e.get("performed").asInt() > 0);
     }
 
@@ -73,15 +52,5 @@ class DeadLetteredSettlementScenarioTest {
         assertThat(DeadLetteredSettlement.findings("auth-1", night, List.of(released), List.of()))
                 .containsExactly("released auth-1, whose settlement was refused (held#auth-1)",
                         "the night counted heldForFeed 0, expected at least 1");
-    }
-
-    private static List<JsonNode> lines(Path file) throws Exception {
-        List<JsonNode> lines = new ArrayList<>();
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-            if (!line.isBlank()) {
-                lines.add(Json.mapper().readTree(line));
-            }
-        }
-        return lines;
     }
 }

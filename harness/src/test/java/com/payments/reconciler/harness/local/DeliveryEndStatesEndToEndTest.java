@@ -30,7 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
- * Issue 15's done-when for delivery, on the shipped ASL in moto with the real handlers: settlements arriving
+ * Delivery's end states, on the shipped ASL in moto with the real handlers: settlements arriving
  * between decision and delivery are never released (I3 checked at the provider call from the provider's effect
  * log and the Settlements table), and answers outside the provider's contract quarantine their commands while the
  * night still succeeds; an operator requeues them and a rerun delivers them, released once.

@@ -2,19 +2,7 @@ package com.payments.reconciler.harness.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.payments.reconciler.audit.ProviderEffect;
-import com.payments.reconciler.harness.HarnessCli;
-import com.payments.reconciler.window.WindowId;
-import com.payments.reconciler.workflow.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,32 +15,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SettlementFeedOutageScenarioTest {
 
-    private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
-
     @Test
     void settlementFeedOutageReleasesNothingAndFailsFeedNotComplete() throws Exception {
-        WindowId window = new WindowId(LocalDate.now(Clock.systemUTC()).minusDays(1));
-        Path dump = BUILD.resolve("feed-outage-dump-" + UUID.randomUUID());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = HarnessCli.run(new String[] {"local", "--scenario", "settlement-feed-outage", "--authorisations", "200",
-                        "--window", window.toString(), "--engine", "in-process", "--json", "--dump-state", dump.toString(),
-                        "--work-dir", BUILD.resolve("feed-outage").toString()},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String console = err.toString(StandardCharsets.UTF_8);
+        LocalScenarioRun run = LocalScenarioRun.of("settlement-feed-outage", "feed-outage");
+        String console = run.console();
 
-        assertThat(exit).as(console).isEqualTo(1);
+        assertThat(run.exit()).as(console).isEqualTo(1);
         assertThat(console).contains("FeedNotComplete").contains("PT24H").contains("old").contains("maxSettlementFeedLag PT6H")
                 .doesNotContain("SCENARIO:");
-        JsonNode report = Json.mapper().readTree(out.toString(StandardCharsets.UTF_8));
+        JsonNode report = run.report();
         assertThat(report.at("/execution/status").asText()).isEqualTo("FAILED");
         assertThat(report.at("/counts/releaseRequested").asLong()).as("no decision committed").isZero();
 
-        List<JsonNode> published = lines(dump.resolve(FeedOutage.PLATFORM_EVENTS));
+        List<JsonNode> published = run.dumped(FeedOutage.PLATFORM_EVENTS);
         assertThat(published).filteredOn(l -> l.at("/event/type").asText().equals("feed.watermark")).hasSize(1);
         long settlements = published.stream().filter(l -> l.at("/event/type").asText().equals("settlement.posted")).count();
         assertThat(settlements).as("half the settlements held back, the rest published").isPositive();
-        assertThat(lines(dump.resolve("provider-effects.jsonl"))).allSatisfy(e -> assertThat(e.get("performed").asInt()).isZero());
+        assertThat(run.dumped("provider-effects.jsonl")).allSatisfy(e -> assertThat(e.get("performed").asInt()).isZero());
     }
 
     /** The scenario's invariant, and its known-bad proof: a release after its settlement was published is named. */
@@ -67,15 +46,5 @@ class SettlementFeedOutageScenarioTest {
         assertThat(FeedOutage.releasedAfterSettlementPublished(List.of(before, other), platform)).isEmpty();
         assertThat(FeedOutage.releasedAfterSettlementPublished(List.of(after), platform))
                 .containsExactly("released auth-1 after the platform published its settlement");
-    }
-
-    private static List<JsonNode> lines(Path file) throws Exception {
-        List<JsonNode> lines = new ArrayList<>();
-        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-            if (!line.isBlank()) {
-                lines.add(Json.mapper().readTree(line));
-            }
-        }
-        return lines;
     }
 }

@@ -84,7 +84,7 @@ class WorkflowEndToEndTest {
 
     @Test
     void lambdaThrottlingAnInvokeIsLambdaTooManyRequestsExceptionWhichTheWorkflowRetries() {
-        // Issue 17: Lambda refuses an invoke over the account's or the function's reserved concurrency with 429
+        // Lambda refuses an invoke over the account's or the function's reserved concurrency with 429
         // TooManyRequestsException before running anything; Step Functions' Lambda task names it Lambda.TooManyRequestsException.
         SyntheticData.Expected expected = fixture.load(40, 0.1, 5);
         fixture.pipeline.hook(new InvocationHook() {
