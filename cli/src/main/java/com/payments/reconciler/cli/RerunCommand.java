@@ -25,8 +25,8 @@ final class RerunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD", description = "The window: the date of the night, YYYY-MM-DD (in the schedule's time zone); reconcile-YYYY-MM-DD is its execution.")
-    String window;
+    @Mixin
+    WindowOption window;
 
     @Option(names = "--dry-run", description = "Decide and report; change nothing.")
     boolean dryRun;
@@ -42,7 +42,7 @@ final class RerunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        WindowId id = WindowId.parse(window, "--window");
+        WindowId id = window.id();
         // A dry-run deployment reruns dry; --dry-run makes a live deployment's rerun dry.
         WindowConfig deployed = aws.deployment().window();
         WindowConfig config = deployed.withDryRun(deployed.dryRun() || dryRun);

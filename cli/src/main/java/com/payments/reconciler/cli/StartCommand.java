@@ -11,7 +11,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code start --window W}: what the schedule does, by hand (same name, same input). */
@@ -26,8 +25,8 @@ final class StartCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD", description = "The window: the date of the night, YYYY-MM-DD (in the schedule's time zone); reconcile-YYYY-MM-DD is its execution.")
-    String window;
+    @Mixin
+    WindowOption window;
 
     @Mixin
     AwsOptions aws;
@@ -37,7 +36,7 @@ final class StartCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        WindowId id = WindowId.parse(window, "--window");
+        WindowId id = window.id();
         // The deployed settings, dry-run included: the same input the schedule would start.
         WindowConfig config = aws.deployment().window();
         WindowOptions.requireStartable(config, id, Clock.systemUTC().instant());

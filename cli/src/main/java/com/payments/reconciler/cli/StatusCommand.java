@@ -8,7 +8,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code status --window W}: every execution of a window, its status and console link. */
@@ -22,8 +21,8 @@ final class StatusCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--window", required = true, paramLabel = "YYYY-MM-DD", description = "The window: the date of the night, YYYY-MM-DD (in the schedule's time zone); reconcile-YYYY-MM-DD is its execution.")
-    String window;
+    @Mixin
+    WindowOption window;
 
     @Mixin
     AwsOptions aws;
@@ -33,7 +32,7 @@ final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        WindowId id = WindowId.parse(window, "--window");
+        WindowId id = window.id();
         List<WindowExecution> executions = aws.windowStarter().executionsOf(id);
         PrintWriter out = spec.commandLine().getOut();
         if (executions.isEmpty()) {
