@@ -134,8 +134,8 @@ public final class AdyenWebhook extends Construct {
                 .timeout(TIMEOUT)
                 .logGroup(logGroup)
                 .role(role)
-                .environment(Map.of(EnvVars.WEBHOOK_HMAC_SECRET_ID, hmacSecret.getSecretArn(),
-                        EnvVars.INGEST_QUEUE_URL, ingestion.queue().getQueueUrl()))
+                .environment(Ordered.map(Map.entry(EnvVars.WEBHOOK_HMAC_SECRET_ID, hmacSecret.getSecretArn()),
+                        Map.entry(EnvVars.INGEST_QUEUE_URL, ingestion.queue().getQueueUrl())))
                 .reservedConcurrentExecutions(config.reserveConcurrency() && reserved > 0 ? reserved : null)
                 .build();
         this.url = function.addFunctionUrl(software.amazon.awscdk.services.lambda.FunctionUrlOptions.builder()

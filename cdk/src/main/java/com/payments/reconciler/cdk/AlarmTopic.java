@@ -41,9 +41,9 @@ public final class AlarmTopic extends Construct {
                 .principals(List.of(new ServicePrincipal(CLOUDWATCH_PRINCIPAL)))
                 .actions(List.of("sns:Publish"))
                 .resources(List.of(topic.getTopicArn()))
-                .conditions(Map.of(
-                        "StringEquals", Map.of("aws:SourceAccount", stack.getAccount()),
-                        "ArnLike", Map.of("aws:SourceArn", alarmArnPattern(stack, config))))
+                .conditions(Ordered.map(
+                        Map.entry("StringEquals", Map.of("aws:SourceAccount", stack.getAccount())),
+                        Map.entry("ArnLike", Map.of("aws:SourceArn", alarmArnPattern(stack, config)))))
                 .build());
         config.alarmEmail().ifPresent(email -> topic.addSubscription(new EmailSubscription(email)));
     }

@@ -215,8 +215,8 @@ public final class Monitoring extends Construct {
         // Either function may refuse (at the decision, or before delivery if the feed went stale in between): one alarm on both.
         IMetric feedNotComplete = MathExpression.Builder.create().label(Metrics.FEED_NOT_COMPLETE).period(PERIOD)
                 .expression("FILL(decide, 0) + FILL(deliver, 0)")
-                .usingMetrics(Map.of("decide", emitted(Metrics.FEED_NOT_COMPLETE, LambdaFunction.RECONCILE_PAGE),
-                        "deliver", emitted(Metrics.FEED_NOT_COMPLETE, LambdaFunction.DELIVER_COMMANDS)))
+                .usingMetrics(Ordered.map(Map.entry("decide", emitted(Metrics.FEED_NOT_COMPLETE, LambdaFunction.RECONCILE_PAGE)),
+                        Map.entry("deliver", emitted(Metrics.FEED_NOT_COMPLETE, LambdaFunction.DELIVER_COMMANDS))))
                 .build();
         alarm(config, FEED_NOT_COMPLETE, "A night released nothing because the settlement feed's watermark was older than "
                 + "maxSettlementFeedLag (or none was ever received): the card platform stopped publishing settlements or watermarks, "
@@ -226,8 +226,8 @@ public final class Monitoring extends Construct {
         // decision or at delivery. The night succeeds, so nothing else pages for it; the held authorisations wait for a person.
         IMetric heldForFeed = MathExpression.Builder.create().label(Metrics.HELD_FOR_FEED).period(PERIOD)
                 .expression("FILL(decide, 0) + FILL(deliver, 0)")
-                .usingMetrics(Map.of("decide", emitted(Metrics.HELD_FOR_FEED, LambdaFunction.RECONCILE_PAGE),
-                        "deliver", emitted(Metrics.HELD_FOR_FEED, LambdaFunction.DELIVER_COMMANDS)))
+                .usingMetrics(Ordered.map(Map.entry("decide", emitted(Metrics.HELD_FOR_FEED, LambdaFunction.RECONCILE_PAGE)),
+                        Map.entry("deliver", emitted(Metrics.HELD_FOR_FEED, LambdaFunction.DELIVER_COMMANDS))))
                 .build();
         alarm(config, HELD_FOR_FEED, "A night kept due releases back because a settlement may be missing: IngestEvents refused a "
                 + "settlement (a held# item in Settlements names its authorisation, held#* the whole night), or the ingestion "

@@ -94,13 +94,13 @@ public record StackConfig(String namePrefix, WindowConfig window, URI providerBa
     public static final long DEFAULT_CAPTURED_AFTER_RELEASE_THRESHOLD = 1;
 
     /** Window settings: context key → the StartWindow environment variable it becomes. */
-    private static final Map<String, String> WINDOW_KEYS = Map.of(
-            SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_TIME_ZONE,
-            SCHEDULE_TIME, EnvVars.SCHEDULE_LOCAL_TIME,
-            GRACE_PERIOD, EnvVars.GRACE_PERIOD,
-            SHARDS, EnvVars.SHARDS,
-            DRY_RUN, EnvVars.DRY_RUN,
-            WINDOW_HORIZON_DAYS, EnvVars.WINDOW_HORIZON_DAYS);
+    private static final Map<String, String> WINDOW_KEYS = Ordered.map(
+            Map.entry(SCHEDULE_TIME_ZONE, EnvVars.SCHEDULE_TIME_ZONE),
+            Map.entry(SCHEDULE_TIME, EnvVars.SCHEDULE_LOCAL_TIME),
+            Map.entry(GRACE_PERIOD, EnvVars.GRACE_PERIOD),
+            Map.entry(SHARDS, EnvVars.SHARDS),
+            Map.entry(DRY_RUN, EnvVars.DRY_RUN),
+            Map.entry(WINDOW_HORIZON_DAYS, EnvVars.WINDOW_HORIZON_DAYS));
 
     public static final String DEFAULT_NAME_PREFIX = "reconciler-prod-";
     public static final String DEFAULT_PROVIDER_BASE_URL = DeployTarget.PLACEHOLDER_PROVIDER_BASE_URL;

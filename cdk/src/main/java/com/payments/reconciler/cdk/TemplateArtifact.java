@@ -127,7 +127,7 @@ public final class TemplateArtifact {
 
     /** The inputs whose lines differ between two manifests (for the build log). */
     private static List<String> changed(String before, String after) {
-        java.util.Set<String> old = new java.util.HashSet<>(List.of(before.split("\n")));
+        java.util.Set<String> old = new java.util.TreeSet<>(List.of(before.split("\n")));
         return java.util.Arrays.stream(after.split("\n")).filter(l -> !old.contains(l))
                 .map(l -> l.substring(l.indexOf(' ') + 1)).limit(5).toList();
     }
