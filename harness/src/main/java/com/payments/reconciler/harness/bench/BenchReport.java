@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything {@code bin/reconciler bench} measured, with the issue's targets beside the figures; what
+ * Everything {@code bin/reconciler bench} measured, with the targets set for it (docs/scale.md) beside the figures; what
  * {@code --json} prints. {@code kind} says whether a figure is an engine-independent count (what AWS
  * would count and bill for the same run) or a ratio/time on the local engines.
  */
