@@ -282,6 +282,35 @@ public final class LocalPipeline implements AutoCloseable {
     }
 
     /**
+     * The runbook's "held for feed" steps 1 and 3 for the messages an operator has accounted for: reads the local
+     * dead-letter queue and deletes each message {@code accountedFor} accepts (the caller decides from the body and the
+     * {@code refusal} attribute); the others stay. Answers the bodies deleted.
+     */
+    public List<String> emptyLocalDeadLetters(java.util.function.Predicate<software.amazon.awssdk.services.sqs.model.Message> accountedFor) {
+        List<String> deleted = new java.util.ArrayList<>();
+        try (software.amazon.awssdk.services.sqs.SqsClient sqs = operatorAws.sqs()) {
+            String url = localDeadLetterQueueUrl();
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            // Bounded: a message left in the queue comes back at once (visibility 0) and is not read twice.
+            for (int round = 0; round < 20; round++) {
+                List<software.amazon.awssdk.services.sqs.model.Message> messages = sqs.receiveMessage(b -> b.queueUrl(url)
+                        .maxNumberOfMessages(10).visibilityTimeout(0).messageAttributeNames("All")).messages();
+                List<software.amazon.awssdk.services.sqs.model.Message> fresh = messages.stream().filter(m -> seen.add(m.messageId())).toList();
+                if (fresh.isEmpty()) {
+                    break;
+                }
+                for (software.amazon.awssdk.services.sqs.model.Message m : fresh) {
+                    if (accountedFor.test(m)) {
+                        sqs.deleteMessage(b -> b.queueUrl(url).receiptHandle(m.receiptHandle()));
+                        deleted.add(m.body());
+                    }
+                }
+            }
+        }
+        return deleted;
+    }
+
+    /**
      * Deletes the local dead-letter queue, for a test that shows the redrive policy moving a refused event (IngestEvents'
      * own send then fails, as for a queue it may not write to). A night run after this is held: the queue cannot be read.
      */
@@ -517,6 +546,28 @@ public final class LocalPipeline implements AutoCloseable {
         Map<String, String> env = new HashMap<>(handlerEnvironment());
         env.put(EnvVars.INGEST_QUEUE_URL, ingestQueueUrl);
         return new com.payments.reconciler.webhook.AdyenWebhookHandler(new HandlerEnvironment(env, handlerAws, options.clock()));
+    }
+
+    /**
+     * The receiver handler with its signature check replaced by {@code verifier} applied to the real one: the chaos
+     * campaign's webhook mutant (a receiver that skips the HMAC check) lives here, in the harness, never in the jar. The
+     * rest is what Lambda builds: the webhook secret (basic auth, keys) from Secrets Manager, the queue, the merchant account.
+     */
+    public com.payments.reconciler.webhook.AdyenWebhookHandler adyenWebhookHandler(String ingestQueueUrl,
+            java.util.function.UnaryOperator<com.payments.reconciler.webhook.NotificationVerifier> verifier) {
+        if (adyen.isEmpty()) {
+            throw new IllegalStateException("the webhook receiver is for --provider adyen only");
+        }
+        Map<String, String> envMap = new HashMap<>(handlerEnvironment());
+        envMap.put(EnvVars.INGEST_QUEUE_URL, ingestQueueUrl);
+        HandlerEnvironment env = new HandlerEnvironment(envMap, handlerAws, options.clock());
+        com.payments.reconciler.webhook.WebhookKey key = com.payments.reconciler.webhook.WebhookKey.fromSecretsManager(env.aws().secrets(),
+                env.required(EnvVars.WEBHOOK_HMAC_SECRET_ID), env.clock());
+        software.amazon.awssdk.services.sqs.SqsClient sqs = env.aws().sqs();
+        return new com.payments.reconciler.webhook.AdyenWebhookHandler(key, new com.payments.reconciler.webhook.AdyenWebhookReceiver(
+                () -> verifier.apply(key.get().verifier()), body -> sqs.sendMessage(b -> b.queueUrl(ingestQueueUrl).messageBody(body)),
+                com.payments.reconciler.workflow.EmfMetrics.toStdout(env.clock(), com.payments.reconciler.webhook.AdyenWebhookHandler.LOGICAL_NAME),
+                env.required(EnvVars.PROVIDER_MERCHANT_ACCOUNT)));
     }
 
     /** The {@code Authorization} header Adyen sends with each notification: basic auth with the webhook's credentials. */
