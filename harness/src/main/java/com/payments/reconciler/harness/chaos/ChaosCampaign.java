@@ -459,9 +459,9 @@ public final class ChaosCampaign {
             long reruns = 0;
             // A command whose notification was lost for good waits ACKNOWLEDGED: the night's promise does not cover it (the
             // deployed night never waits for an outcome); the providerOutcomeTimeout escalation in the operator's rerun does.
-            String lostOperation = lostAuthorisation != null && adyen.get().lostNotifications().contains(Candidate.operationIdFor(lostAuthorisation))
+            String lostHold = lostAuthorisation != null && adyen.get().lostNotifications().contains(Candidate.operationIdFor(lostAuthorisation))
                     ? lostAuthorisation : null;
-            if (lostOperation != null) {
+            if (lostHold != null) {
                 faults.merge("webhook-lost", 1L, Long::sum);
             }
             InvariantAudit.Report complete = audit(pipeline, input, true);
@@ -472,7 +472,7 @@ public final class ChaosCampaign {
                 long declared = declaredBacklog(succeeded.get());
                 InvariantAudit.Report promised = declared == 0 ? complete : audit(pipeline, input, true, declared);
                 promised.violations().stream().filter(v -> v.invariant().equals("I4"))
-                        .filter(v -> lostOperation == null || !v.detail().startsWith(lostOperation + " ")).findFirst().ifPresent(v -> found.add(
+                        .filter(v -> lostHold == null || !v.detail().startsWith(lostHold + " ")).findFirst().ifPresent(v -> found.add(
                         new InvariantAudit.Violation("I4", "a run ended SUCCEEDED and left the window incomplete: " + v.detail())));
                 if (declared > 0) {
                     trace.add(name(succeeded.get()) + " reported " + declared + " commands left for the next run");
@@ -490,7 +490,9 @@ public final class ChaosCampaign {
                     // empties it from the dead-letter queue. A refused settlement stays, and keeps the night held.
                     List<String> emptied = pipeline.emptyLocalDeadLetters(m -> m.messageAttributes()
                             .containsKey(com.payments.reconciler.ingest.SqsDeadLetters.REFUSAL_ATTRIBUTE) && isProviderOutcome(m.body()));
-                    faults.merge("webhook-outcome-dead-lettered", (long) emptied.size(), Long::sum);
+                    if (!emptied.isEmpty()) {
+                        faults.merge("webhook-outcome-dead-lettered", (long) emptied.size(), Long::sum);
+                    }
                     trace.add("operator empties " + emptied.size() + " refused provider.outcome events from the dead-letter queue (no settlement among them)");
                 }
                 if (adyen.isPresent() && !acknowledged(pipeline).isEmpty()) {

@@ -55,6 +55,9 @@ import java.util.regex.Pattern;
  * them (a changed {@code success} under the genuine signature), to an endpoint the harness chose (the receiver
  * handler in-process). A notification not answered 200 stays due, as Adyen retries; the forged copy is never retried.
  * The synthetic payment's pspReference is {@code PSP} and the authorisation id's hex written in letters ({@link #pspReferenceFor}).
+ *
+ * <p>For the chaos campaign: a fault forced on a cancel's reference ({@link #forceNext}), a burst of 429s
+ * ({@link #throttleNext}), and a notification lost for good ({@link #loseNotificationOf}). It enforces no quota.
  */
 public final class AdyenFake implements AutoCloseable {
 
