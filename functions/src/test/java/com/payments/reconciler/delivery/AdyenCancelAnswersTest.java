@@ -73,6 +73,10 @@ class AdyenCancelAnswersTest {
                     {"status":502,"errorCode":"000","message":"x","errorType":"internal"}""", "Acknowledged(stored-error-502)"),
             new Row("503 with Adyen's ServiceError and Retry-After", 503, NO_CONNECTION.replace("500", "503"), Optional.of(Duration.ofSeconds(1)),
                     "Throttled(503, PT1S)"),
+            new Row("500 naming only errorType (stored under the key)", 500, """
+                    {"status":500,"message":"x","errorType":"internal"}""", "Acknowledged(stored-error-500)"),
+            new Row("500 naming only errorCode (stored under the key)", 500, """
+                    {"status":500,"errorCode":"000","message":"x"}""", "Acknowledged(stored-error-500)"),
             new Row("500 with a gateway's HTML page", 500, "<html>Internal Server Error</html>", "Unavailable"),
             new Row("500 with JSON that is not a ServiceError", 500, "{\"error\":\"x\"}", "Unavailable"),
             new Row("502", 502, "", "Unavailable"),
@@ -137,7 +141,9 @@ class AdyenCancelAnswersTest {
         assertThat(mismatches(sameKey)).containsExactly(
                 "500 internal error (stored under the key): expected Acknowledged(stored-error-500), was Unavailable",
                 "500 IOEXCEPTION_RECEIVED (stored under the key): expected Acknowledged(stored-error-500), was Unavailable",
-                "502 with Adyen's ServiceError (stored under the key): expected Acknowledged(stored-error-502), was Unavailable");
+                "502 with Adyen's ServiceError (stored under the key): expected Acknowledged(stored-error-502), was Unavailable",
+                "500 naming only errorType (stored under the key): expected Acknowledged(stored-error-500), was Unavailable",
+                "500 naming only errorCode (stored under the key): expected Acknowledged(stored-error-500), was Unavailable");
         // And one that takes any 5xx body as stored would leave a gateway's error (nothing stored) waiting for a notification.
         Mapping anyBody = (status, body, retryAfter, transientError) -> status >= 500 && status <= 599 && !transientError
                 && !(status == 503 && retryAfter.isPresent())
