@@ -346,7 +346,7 @@ public final class ChaosCampaign {
         // The newest window already started: today's before its window start would be refused (and is not a chaos fault).
         WindowId window = CONFIG.latestStartedWindow(clock.instant());
         NightWindow input = CONFIG.nightFor(window);
-        SyntheticData data = new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed());
+        SyntheticData data = dataOf(s);
         Optional<AdyenFake> adyen = pipeline.adyen();
         if (adyen.isPresent()) {
             // The Adyen adapter cancels the payment the authorisation names: the fake's pspReference for it.
@@ -358,7 +358,7 @@ public final class ChaosCampaign {
         // Captured at the provider the night talks to (the simulated provider, or the Adyen fake too).
         data.settledIds(input.cutoff()).forEach(pipeline::capture);
         pipeline.writeLog().clear();
-        SplittableRandom random = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
+        SplittableRandom random = scheduleRandom(s.seed());
         // Hooks run on the Lambda endpoint's threads: the counts are shared with them.
         Map<String, Long> faults = Collections.synchronizedMap(new LinkedHashMap<>());
         String scheduledName = ExecutionName.scheduled(window).toString();
@@ -375,9 +375,9 @@ public final class ChaosCampaign {
         RequestQuota quota = s.quotaLowered() && adyen.isEmpty()
                 ? new RequestQuota(ProviderQuota.DEFAULT.requestsPerSecond(), ProviderQuota.DEFAULT.maxConcurrentRequests()) : null;
         pipeline.provider().enforce(quota);
-        for (int k = 0; k < s.providerFaults(); k++) {
-            String op = Candidate.operationIdFor(SyntheticData.authorisationId(random.nextInt(s.authorisations())));
-            Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+        for (ForcedFault forced : forcedFaults(s, random)) {
+            String op = Candidate.operationIdFor(forced.authorisationId());
+            Fault fault = forced.fault();
             adyen.ifPresentOrElse(fake -> fake.forceNext(op, fault), () -> pipeline.provider().forceNext(op, fault));
             trace.add("provider will answer " + op + " with " + fault + " (if a request for it comes)");
         }
@@ -559,6 +559,30 @@ public final class ChaosCampaign {
             pipeline.provider().enforce(null);
             pipeline.hook(InvocationHook.NONE);
         }
+    }
+
+    /** The schedule's synthetic authorisations (10 % of them too young for the night). */
+    static SyntheticData dataOf(ChaosSchedule s) {
+        return new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed());
+    }
+
+    /** The stream of a schedule's run-time draws: its forced provider faults first, then the hook's settlements. */
+    static SplittableRandom scheduleRandom(long scheduleSeed) {
+        return new SplittableRandom(scheduleSeed ^ 0x5DEECE66DL);
+    }
+
+    /** One forced provider fault: the authorisation whose command meets it, if that command is sent. */
+    record ForcedFault(String authorisationId, Fault fault) {
+    }
+
+    /** The schedule's forced provider faults, drawn first from {@code random} (a fresh {@link #scheduleRandom}). */
+    static List<ForcedFault> forcedFaults(ChaosSchedule s, SplittableRandom random) {
+        List<ForcedFault> forced = new ArrayList<>();
+        for (int k = 0; k < s.providerFaults(); k++) {
+            String authorisation = SyntheticData.authorisationId(random.nextInt(s.authorisations()));
+            forced.add(new ForcedFault(authorisation, Fault.values()[random.nextInt(Fault.values().length)]));
+        }
+        return forced;
     }
 
     /** A 429 burst at the provider the night talks to: the Adyen fake with the Adyen adapter, else the simulated provider. */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.payments.reconciler.delivery.ProviderAdapters;
 import com.payments.reconciler.local.faults.FaultSpec;
+import com.payments.reconciler.local.provider.Fault;
+import com.payments.reconciler.window.WindowConfig;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,16 +34,18 @@ class AdyenChaosTest {
 
     /**
      * Two schedules of campaign seed 1's stream (a pure function of the seeds): the first with a forged notification, a lost
-     * one and forced wire faults, the second with a forged notification and a GC pause (a rerun's takeover under Adyen).
+     * one, a 429 burst and a perform-then-drop forced on a hold the night releases; the second with a forged notification,
+     * a GC pause (a rerun's takeover under Adyen) and a slow answer forced on a hold the night releases.
      */
     static List<Long> chosenSchedules() {
         List<Long> chosen = new ArrayList<>();
-        for (long seed : ChaosCampaign.scheduleSeeds(1, 2_000)) {
+        for (long seed : ChaosCampaign.scheduleSeeds(1, 5_000)) {
             ChaosSchedule s = ChaosSchedule.generate(seed);
             WebhookFaults w = WebhookFaults.generate(seed);
-            boolean first = chosen.isEmpty() && w.forgeOne() && w.loseOne() && s.providerFaults() >= 2 && s.providerThrottleBurst() > 0
-                    && s.authorisations() <= 12 && s.dynamoFaults();
-            boolean second = chosen.size() == 1 && w.forgeOne() && !w.loseOne() && s.gcPause() && s.authorisations() <= 12;
+            boolean first = chosen.isEmpty() && w.forgeOne() && w.loseOne() && s.providerThrottleBurst() > 0
+                    && s.authorisations() <= 12 && s.dynamoFaults() && forcedOnReleasable(s, Fault.PERFORM_THEN_DROP);
+            boolean second = chosen.size() == 1 && w.forgeOne() && !w.loseOne() && s.gcPause() && s.authorisations() <= 12
+                    && forcedOnReleasable(s, Fault.SLOW);
             if (first || second) {
                 chosen.add(seed);
             }
@@ -49,7 +53,16 @@ class AdyenChaosTest {
                 return chosen;
             }
         }
-        throw new IllegalStateException("no schedules with the faults this test needs among the first 2,000: " + chosen);
+        throw new IllegalStateException("no schedules with the faults this test needs among the first 5,000: " + chosen);
+    }
+
+    /** Whether the schedule forces {@code fault} on an authorisation its night releases (due, without a settlement). */
+    private static boolean forcedOnReleasable(ChaosSchedule s, Fault fault) {
+        WindowConfig config = WindowConfig.defaults();
+        java.time.Instant cutoff = config.nightFor(config.latestStartedWindow(java.time.Instant.now())).cutoff();
+        List<String> releasable = ChaosCampaign.dataOf(s).releasableIds(cutoff);
+        return ChaosCampaign.forcedFaults(s, ChaosCampaign.scheduleRandom(s.seed())).stream()
+                .anyMatch(f -> f.fault() == fault && releasable.contains(f.authorisationId()));
     }
 
     @BeforeAll
@@ -73,8 +86,7 @@ class AdyenChaosTest {
         assertThat(correct.clean()).isTrue();
         // The faults took effect: on the wire, and on the webhook path.
         assertThat(correct.faultsInjected()).containsKeys("webhook-delayed-past-night-end", "webhook-forged", "webhook-lost",
-                "provider-429-burst", "gc-pause-past-lease");
-        assertThat(correct.faultsInjected().keySet()).anySatisfy(k -> assertThat(k).startsWith("provider-").isNotEqualTo("provider-429-burst"));
+                "provider-429-burst", "provider-perform-then-drop", "provider-slow", "gc-pause-past-lease");
         // The lost notification's command was ended by the providerOutcomeTimeout escalation in the operator's run.
         assertThat(correct.rerunsNeeded()).isPositive();
     }
