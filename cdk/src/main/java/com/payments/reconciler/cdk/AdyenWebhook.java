@@ -50,8 +50,8 @@ public final class AdyenWebhook extends Construct {
      * takes well under a second.
      */
     public static final String RESERVED_CONCURRENCY_CONTEXT = "webhookReservedConcurrency";
-    static final int DEFAULT_RESERVED_CONCURRENCY = 5;
-    static final int MAX_RESERVED_CONCURRENCY = 20;
+    static final int DEFAULT_RESERVED_CONCURRENCY = com.payments.reconciler.workflow.ReservedConcurrency.WEBHOOK_DEFAULT;
+    static final int MAX_RESERVED_CONCURRENCY = com.payments.reconciler.workflow.ReservedConcurrency.WEBHOOK_MAX;
 
     /** The context value, refused at synth naming the key and the accepted range. */
     static int reservedConcurrency(Object value) {

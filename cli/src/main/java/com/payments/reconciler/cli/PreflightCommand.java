@@ -11,6 +11,8 @@ import java.net.URI;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import com.payments.reconciler.delivery.ProviderAdapters;
+import com.payments.reconciler.workflow.ReservedConcurrency;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -49,6 +51,16 @@ final class PreflightCommand implements Callable<Integer> {
             description = "Whether the deploy reserves concurrency (cdk.json's reserveConcurrency; default: ${DEFAULT-VALUE}).")
     String reserveConcurrency;
 
+    @Option(names = "--provider", paramLabel = "ADAPTER", defaultValue = "generic-http",
+            description = "The stack's provider adapter (cdk.json's provider: generic-http, stripe or adyen; default: ${DEFAULT-VALUE}); "
+                    + "with adyen the webhook receiver's reserved concurrency is counted.")
+    String provider;
+
+    @Option(names = "--webhook-reserved-concurrency", paramLabel = "N", defaultValue = "" + ReservedConcurrency.WEBHOOK_DEFAULT,
+            description = "With --provider adyen: the receiver's reserved concurrency (cdk.json's webhookReservedConcurrency, 0 to "
+                    + ReservedConcurrency.WEBHOOK_MAX + "; default: ${DEFAULT-VALUE}).")
+    int webhookReservedConcurrency;
+
     @Option(names = "--provider-secret-name", paramLabel = "NAME",
             description = "The provider secret's name (cdk.json's providerSecretName; default: {prefix}provider-api-key).")
     String secretName;
@@ -81,6 +93,18 @@ final class PreflightCommand implements Callable<Integer> {
         if (!reserveConcurrency.equals("true") && !reserveConcurrency.equals("false")) {
             throw new IllegalArgumentException("--reserve-concurrency must be true or false, was '" + reserveConcurrency + "'");
         }
+        ProviderAdapters.Adapter adapter;
+        try {
+            adapter = ProviderAdapters.parse(provider);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--provider: " + e.getMessage());
+        }
+        if (webhookReservedConcurrency < 0 || webhookReservedConcurrency > ReservedConcurrency.WEBHOOK_MAX) {
+            throw new IllegalArgumentException("--webhook-reserved-concurrency must be an integer from 0 to " + ReservedConcurrency.WEBHOOK_MAX
+                    + ", was " + webhookReservedConcurrency);
+        }
+        // Only an Adyen stack has the webhook receiver, and it reserves only when the stack reserves concurrency.
+        int webhookReserved = adapter == ProviderAdapters.Adapter.ADYEN ? webhookReservedConcurrency : 0;
         String secret = secretName != null ? secretName : FixedNames.defaultProviderSecretName(prefix);
         if (!SECRET_NAME.matcher(secret).matches()) {
             throw new IllegalArgumentException("--provider-secret-name must be 1-256 characters of letters, digits and /_+=.@-, was '" + secret + "'");
@@ -103,7 +127,7 @@ final class PreflightCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("error: " + denied.getMessage());
             return ExitCodes.AWS_ERROR;
         }
-        List<Finding> findings = Preflight.judge(new Preflight.Settings(prefix, Boolean.parseBoolean(reserveConcurrency)), facts);
+        List<Finding> findings = Preflight.judge(new Preflight.Settings(prefix, Boolean.parseBoolean(reserveConcurrency), webhookReserved), facts);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("preflight %s in %s: stack %s; Lambda concurrency %d (unreserved %d)%n", FixedNames.stackName(prefix), effectiveRegion,
                 facts.stackStatus().orElse("not deployed"), facts.concurrencyLimit(), facts.unreservedConcurrency());

@@ -18,7 +18,16 @@ import java.util.Optional;
  *       the cancel's own {@code pspReference}: {@link ProviderResult.Acknowledged}. It is not the outcome: the
  *       CANCELLATION notification is ({@code provider.outcome}, docs/integration.md).</li>
  *   <li>429: {@link ProviderResult.Throttled} with its {@code Retry-After}; 503 with {@code Retry-After} likewise.</li>
- *   <li>500, 502, 503, 504, any other 5xx and 408: {@link ProviderResult.Unavailable} (the same key is sent again).</li>
+ *   <li>A 5xx that is Adyen's own ServiceError (a JSON object naming {@code errorCode} or {@code errorType}) without
+ *       {@code Transient-Error: true}: stored under the key as its final result (the specification's
+ *       {@code IOEXCEPTION_RECEIVED}: "the message could have been received by the issuing party and been acted upon ...
+ *       the (error) response is stored as the final result for the idempotency key"), so the same key would only replay
+ *       it and a second key could cancel twice: {@link ProviderResult.Acknowledged} with the reference
+ *       {@code stored-error-<status>}. The CANCELLATION notification ends the command if Adyen acted on the cancel;
+ *       without one, the providerOutcomeTimeout sweep escalates it to a person (docs/decisions.md, "Adyen: an error
+ *       stored under the idempotency key").</li>
+ *   <li>Any other 5xx (a gateway's, without Adyen's body) and 408: {@link ProviderResult.Unavailable} (the same key is sent
+ *       again: nothing was stored under it).</li>
  *   <li>Any error answer with the header {@code Transient-Error: true}: {@link ProviderResult.Unavailable}, whatever its
  *       status. Adyen sends it when no message reached the issuer (the specification's {@code NO_CONNECTION_AVAILABLE}:
  *       "a subsequent request using the same idempotency key will be processed as if it was the first request"), so the
@@ -35,6 +44,11 @@ final class AdyenCancelAnswers {
     static final String RECEIVED = "received";
     /** Adyen's response header marking an error nothing was done for: retry under the same key (CheckoutService-v71). */
     static final String TRANSIENT_ERROR_HEADER = "Transient-Error";
+    /**
+     * The request reference an acknowledgement records for a stored error ({@code stored-error-500}): no cancel
+     * pspReference exists; the outcome notification, if one comes, writes its own.
+     */
+    static final String STORED_ERROR_REFERENCE = "stored-error-";
     /** Adyen's pspReference is 16 characters; anything far longer is not one. */
     private static final int MAX_REFERENCE_LENGTH = 64;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,6 +78,10 @@ final class AdyenCancelAnswers {
                     + ": true (errorCode " + errorCode(body) + "): nothing was sent on, the same key is sent again");
         }
         String what = "Adyen answered " + status + " to the cancel for " + operationId;
+        if (status >= 500 && status <= 599 && adyenServiceError(body) && !(status == 503 && retryAfter.isPresent())) {
+            // Stored under the key as its final result: a resend replays it; the cancel may have been acted upon.
+            return new ProviderResult.Acknowledged(STORED_ERROR_REFERENCE + status);
+        }
         return switch (status) {
             case 201 -> {
                 JsonNode json = json(what, status, body);
@@ -91,6 +109,19 @@ final class AdyenCancelAnswers {
                         + "); the cancel answers 201 (received), 429/5xx (retry)", status, body);
             }
         };
+    }
+
+    /** Whether an error body is Adyen's own ServiceError (a JSON object with {@code errorCode} or {@code errorType}), not a gateway's. */
+    static boolean adyenServiceError(String body) {
+        if (body == null || body.isBlank()) {
+            return false;
+        }
+        try {
+            JsonNode json = JSON.readTree(body);
+            return json != null && json.isObject() && (json.path("errorCode").isTextual() || json.path("errorType").isTextual());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Whether a {@code Transient-Error} header value says true (case-insensitive, as HTTP booleans are written). */

@@ -6,6 +6,8 @@ import com.payments.reconciler.workflow.ProviderContractViolation;
 import com.payments.reconciler.workflow.Timing;
 
 import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,6 +30,8 @@ import java.util.Optional;
  * notification), so {@link #lookUp} is the interface's {@link HoldLookup.NotOffered}.
  */
 public final class AdyenProviderClient implements ProviderClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdyenProviderClient.class);
 
     /** Adyen's limit on the cancel's {@code reference}. */
     static final int MAX_REFERENCE_LENGTH = 80;
@@ -108,9 +112,17 @@ public final class AdyenProviderClient implements ProviderClient {
             throw ProviderContractViolation.ofEveryCommand("Adyen answered 401 for " + command.operationId()
                     + ": it refused our API key (" + credentials + ") even after reading it again; header " + API_KEY_HEADER);
         }
-        return AdyenCancelAnswers.interpret(command.operationId(), payment, merchantAccount, response.statusCode(),
+        ProviderResult result = AdyenCancelAnswers.interpret(command.operationId(), payment, merchantAccount, response.statusCode(),
                 response.body(), RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), clock.instant()),
                 AdyenCancelAnswers.transientError(response.headers().firstValue(AdyenCancelAnswers.TRANSIENT_ERROR_HEADER)));
+        if (result instanceof ProviderResult.Acknowledged ack && ack.requestReference().startsWith(AdyenCancelAnswers.STORED_ERROR_REFERENCE)) {
+            // Said once, here: the command now waits for the notification or the providerOutcomeTimeout escalation.
+            LOG.warn("{}: Adyen answered {} (errorCode {}) without Transient-Error, stored under the idempotency key as the cancel's "
+                            + "final result; the cancel may have been acted upon: the outcome is awaited from its CANCELLATION notification, "
+                            + "and without one the command is escalated after providerOutcomeTimeout", command.operationId(),
+                    response.statusCode(), AdyenCancelAnswers.errorCode(response.body()));
+        }
+        return result;
     }
 
     private HttpResponse<String> send(PendingCommand command, String payment, String key) throws IOException, InterruptedException {

@@ -30,6 +30,15 @@ public final class ReservedConcurrency {
      */
     public static final int INGESTION_MAX_CONCURRENCY = 5;
 
+    /**
+     * The Adyen webhook receiver's reservation when the stack's provider is adyen and it reserves concurrency: the stack
+     * context {@code webhookReservedConcurrency}, this by default, from 0 (none reserved for the receiver) to
+     * {@link #WEBHOOK_MAX}. Not part of {@link #total()}: the receiver exists only in an Adyen stack. The stack and the
+     * pre-flight read these bounds from here.
+     */
+    public static final int WEBHOOK_DEFAULT = 5;
+    public static final int WEBHOOK_MAX = 20;
+
     /** The most calls of {@code function} one execution runs at once (IngestEvents: not run by executions). */
     public static int perExecution(LambdaFunction function) {
         return function == LambdaFunction.DELIVER_COMMANDS ? Timing.DELIVERY_MAP_CONCURRENCY : 1;

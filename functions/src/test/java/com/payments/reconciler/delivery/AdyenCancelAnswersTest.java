@@ -63,8 +63,22 @@ class AdyenCancelAnswersTest {
             new Row("429 without Retry-After", 429, "", "Throttled(429, none)"),
             new Row("503 with Retry-After", 503, "", Optional.of(Duration.ofSeconds(1)), "Throttled(503, PT1S)"),
             new Row("503", 503, "", "Unavailable"),
-            new Row("500 internal error", 500, """
-                    {"status":500,"errorCode":"905","message":"x","errorType":"configuration"}""", "Unavailable"),
+            // Adyen's own 5xx without Transient-Error (CheckoutService-v71, IOEXCEPTION_RECEIVED): stored under the key as its
+            // final result, the cancel possibly acted upon: the outcome is awaited (the notification, or the timeout's escalation).
+            new Row("500 internal error (stored under the key)", 500, """
+                    {"status":500,"errorCode":"905","message":"x","errorType":"configuration"}""", "Acknowledged(stored-error-500)"),
+            new Row("500 IOEXCEPTION_RECEIVED (stored under the key)", 500, """
+                    {"status":500,"errorCode":"000","message":"IOEXCEPTION_RECEIVED","errorType":"internal"}""", "Acknowledged(stored-error-500)"),
+            new Row("502 with Adyen's ServiceError (stored under the key)", 502, """
+                    {"status":502,"errorCode":"000","message":"x","errorType":"internal"}""", "Acknowledged(stored-error-502)"),
+            new Row("503 with Adyen's ServiceError and Retry-After", 503, NO_CONNECTION.replace("500", "503"), Optional.of(Duration.ofSeconds(1)),
+                    "Throttled(503, PT1S)"),
+            new Row("500 naming only errorType (stored under the key)", 500, """
+                    {"status":500,"message":"x","errorType":"internal"}""", "Acknowledged(stored-error-500)"),
+            new Row("500 naming only errorCode (stored under the key)", 500, """
+                    {"status":500,"errorCode":"000","message":"x"}""", "Acknowledged(stored-error-500)"),
+            new Row("500 with a gateway's HTML page", 500, "<html>Internal Server Error</html>", "Unavailable"),
+            new Row("500 with JSON that is not a ServiceError", 500, "{\"error\":\"x\"}", "Unavailable"),
             new Row("502", 502, "", "Unavailable"),
             new Row("504", 504, "", "Unavailable"),
             new Row("599", 599, "", "Unavailable"),
@@ -110,7 +124,32 @@ class AdyenCancelAnswersTest {
         Mapping ignoring = (status, body, retryAfter, transientError) -> interpret(status, body, retryAfter, false);
         assertThat(mismatches(ignoring)).containsExactly(
                 "422 with Transient-Error: true: expected Unavailable, was Quarantined",
-                "400 with Transient-Error: true: expected Unavailable, was Quarantined");
+                "400 with Transient-Error: true: expected Unavailable, was Quarantined",
+                // Without the header, Adyen's 500 would be taken as stored under the key: the outcome awaited, never sent again.
+                "500 with Transient-Error: true: expected Unavailable, was Acknowledged(stored-error-500)");
+    }
+
+    /**
+     * The known-bad twin of the stored-error rows: a mapping that sends every 5xx again under the same key (the adapter
+     * before) would replay Adyen's stored error night after night, the command never leaving PENDING and no person told.
+     */
+    @Test
+    void aMappingThatRetriesAStoredErrorUnderTheSameKeyFailsTheTable() {
+        Mapping sameKey = (status, body, retryAfter, transientError) -> status >= 500 && status <= 599 && !transientError
+                && !(status == 503 && retryAfter.isPresent())
+                ? new ProviderResult.Unavailable("retried") : interpret(status, body, retryAfter, transientError);
+        assertThat(mismatches(sameKey)).containsExactly(
+                "500 internal error (stored under the key): expected Acknowledged(stored-error-500), was Unavailable",
+                "500 IOEXCEPTION_RECEIVED (stored under the key): expected Acknowledged(stored-error-500), was Unavailable",
+                "502 with Adyen's ServiceError (stored under the key): expected Acknowledged(stored-error-502), was Unavailable",
+                "500 naming only errorType (stored under the key): expected Acknowledged(stored-error-500), was Unavailable",
+                "500 naming only errorCode (stored under the key): expected Acknowledged(stored-error-500), was Unavailable");
+        // And one that takes any 5xx body as stored would leave a gateway's error (nothing stored) waiting for a notification.
+        Mapping anyBody = (status, body, retryAfter, transientError) -> status >= 500 && status <= 599 && !transientError
+                && !(status == 503 && retryAfter.isPresent())
+                ? new ProviderResult.Acknowledged("stored-error-" + status) : interpret(status, body, retryAfter, transientError);
+        assertThat(mismatches(anyBody)).contains("500 with a gateway's HTML page: expected Unavailable, was Acknowledged(stored-error-500)",
+                "502: expected Unavailable, was Acknowledged(stored-error-502)");
     }
 
     @Test

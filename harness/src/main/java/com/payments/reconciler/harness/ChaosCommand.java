@@ -82,7 +82,8 @@ final class ChaosCommand implements Callable<Integer> {
     String providerKeyRetention;
 
     @Option(names = "--provider", paramLabel = "ADAPTER", description = "The provider adapter the schedules' nights talk through: "
-            + "generic-http (the default) or stripe (the simulated provider speaks both).")
+            + "generic-http (the default), stripe (the simulated provider speaks both) or adyen (the Adyen fake, then its CANCELLATION "
+            + "webhooks through the receiver with the schedule's webhook faults).")
     String provider;
 
     @Option(names = "--work-dir", paramLabel = "DIR", defaultValue = "target/chaos", description = "Engine logs (default: ${DEFAULT-VALUE}).")
@@ -150,9 +151,11 @@ final class ChaosCommand implements Callable<Integer> {
         com.payments.reconciler.workflow.ProviderKeyRetention retention = LocalCommand.keyRetention(providerKeyRetention)
                 .orElse(com.payments.reconciler.workflow.ProviderKeyRetention.DEFAULT);
         com.payments.reconciler.delivery.ProviderAdapters.Adapter adapter = LocalCommand.adapter(provider, java.util.Optional.of(retention));
-        if (adapter == com.payments.reconciler.delivery.ProviderAdapters.Adapter.ADYEN) {
-            // The schedules' provider faults, throttles and mutants act on the simulated provider, which an Adyen night does not talk to.
-            throw new IllegalArgumentException("--provider: chaos runs generic-http | stripe; adyen is run by local --provider adyen, was 'adyen'");
+        if (mutant != null && !mutant.runsWith(adapter)) {
+            throw new IllegalArgumentException("--mutant: " + mutant.cliName() + (mutant.webhookSide()
+                    ? " is in the Adyen webhook receiver; give it with --provider adyen"
+                    : " is a proxy in front of the simulated provider, which an Adyen night does not talk to; give it with --provider generic-http or stripe")
+                    + ", was --provider " + adapter.contextValue());
         }
         OutputDirectory.requireWritable(dumpState, "--dump-state");
         PrintWriter console = json ? spec.commandLine().getErr() : out;

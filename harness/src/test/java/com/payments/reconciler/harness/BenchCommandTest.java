@@ -61,6 +61,10 @@ class BenchCommandTest {
             // DeliverBatch + MoreInShard per delivery call, ShardDelivered once per shard.
             assertThat(run.path("stateTransitions").asLong()).isEqualTo(5 + 2L * pages + 2L * deliveries + SHARDS);
             assertThat(run.path("pageHeap").path("calls").asLong()).isEqualTo(pages);
+            // The provider side in the JSON: the default adapter, its requests per released hold, no webhook path.
+            assertThat(run.path("provider").path("adapter").asText()).isEqualTo("generic-http");
+            assertThat(run.path("provider").path("requestsPerReleasedHold").asDouble()).isGreaterThanOrEqualTo(1.0);
+            assertThat(run.path("provider").path("webhooks").isNull()).isTrue();
             assertThat(run.path("pageHeap").path("peakInUseMb").asDouble()).isPositive();
         }
 

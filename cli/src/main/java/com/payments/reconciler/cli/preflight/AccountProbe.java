@@ -85,6 +85,8 @@ public final class AccountProbe {
             for (LambdaFunction function : LambdaFunction.values()) {
                 reservedByStack += reserved(FixedNames.functionName(prefix, function));
             }
+            // An Adyen stack's webhook receiver (named as the stack names it); none in other stacks, which reads as 0.
+            reservedByStack += reserved(prefix + com.payments.reconciler.webhook.AdyenWebhookHandler.LOGICAL_NAME);
             for (TableSchema schema : Tables.ALL) {
                 if (schema.businessRecord()) {
                     String name = FixedNames.tableName(prefix, schema);

@@ -21,7 +21,23 @@ public final class Preflight {
      * @param prefix the stack's {@code namePrefix}
      * @param reserveConcurrency whether the deploy will reserve concurrency ({@code reserveConcurrency})
      */
-    public record Settings(String prefix, boolean reserveConcurrency) {
+    public record Settings(String prefix, boolean reserveConcurrency, int webhookReservedConcurrency) {
+
+        /** A stack without the Adyen webhook receiver (provider generic-http or stripe). */
+        public Settings(String prefix, boolean reserveConcurrency) {
+            this(prefix, reserveConcurrency, 0);
+        }
+
+        /**
+         * @param webhookReservedConcurrency what the Adyen webhook receiver reserves (the stack context
+         *                                   {@code webhookReservedConcurrency}) when the stack's provider is adyen, else 0
+         */
+        public Settings {
+            if (webhookReservedConcurrency < 0 || webhookReservedConcurrency > ReservedConcurrency.WEBHOOK_MAX) {
+                throw new IllegalArgumentException("webhookReservedConcurrency must be 0 to " + ReservedConcurrency.WEBHOOK_MAX
+                        + ", was " + webhookReservedConcurrency);
+            }
+        }
     }
 
     private Preflight() {
@@ -53,13 +69,14 @@ public final class Preflight {
     }
 
     private static void concurrency(Settings settings, AccountFacts facts, List<Finding> findings) {
-        int reserved = ReservedConcurrency.total();
+        // The Adyen webhook receiver reserves its own on top of the nightly functions' (an Adyen stack only).
+        int reserved = ReservedConcurrency.total() + settings.webhookReservedConcurrency();
         if (settings.reserveConcurrency()) {
             // What the deployed functions reserve now (read, not assumed) is already outside the unreserved pool.
             int needed = Math.max(0, reserved - facts.reservedByStack());
             if (facts.unreservedConcurrency() - needed < LAMBDA_MINIMUM_UNRESERVED) {
                 boolean exists = StackState.of(facts.stackStatus()).deployed();
-                findings.add(new Finding(Check.CONCURRENCY, "reserveConcurrency=true reserves " + reserved
+                findings.add(new Finding(Check.CONCURRENCY, "reserveConcurrency=true reserves " + reserved + webhookPart(settings)
                         + (exists ? " (the deployed functions reserve " + facts.reservedByStack() + " now)" : "") + ", but the account has "
                         + facts.unreservedConcurrency() + " unreserved of " + facts.concurrencyLimit() + " and Lambda keeps "
                         + LAMBDA_MINIMUM_UNRESERVED + " unreserved: " + (exists ? "the deploy's reservations would be refused"
@@ -72,6 +89,11 @@ public final class Preflight {
                     + ", below the " + reserved + " the stack's functions can run at once (a night beside ingestion would be throttled)",
                     "raise the account's Lambda concurrent executions quota (Service Quotas); new accounts start low"));
         }
+    }
+
+    private static String webhookPart(Settings settings) {
+        return settings.webhookReservedConcurrency() == 0 ? ""
+                : " (the Adyen webhook receiver's webhookReservedConcurrency " + settings.webhookReservedConcurrency() + " included)";
     }
 
     private static void stack(String stack, AccountFacts facts, List<Finding> findings) {

@@ -40,7 +40,29 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
     public record Run(int candidates, String status, boolean complete, String error, long decided, long releaseRequested, long delivered,
                       double deliveredPerSecond, double wallSeconds, double candidatesPerSecond, long stateTransitions, long workflowInvocations,
                       long dynamodbRequests, Map<String, Integer> invocations, Map<String, Double> handlerSeconds,
-                      InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter) {
+                      InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter, ProviderFigures provider) {
+    }
+
+    /**
+     * One window's provider side: the adapter the night talked through, the requests the provider answered (the simulated
+     * provider's or the Adyen fake's own count) per released hold, and with Adyen the webhook path after the night.
+     */
+    public record ProviderFigures(String adapter, long requests, double requestsPerReleasedHold, WebhookPath webhooks) {
+        static ProviderFigures of(String adapter, long requests, long releasedHolds,
+                                  com.payments.reconciler.harness.report.RunReport.Webhooks webhooks) {
+            return new ProviderFigures(adapter, requests, releasedHolds == 0 ? 0 : requests / (double) releasedHolds,
+                    webhooks == null ? null : new WebhookPath(webhooks.rounds(), webhooks.notifications(), webhooks.duplicates(),
+                            webhooks.forged(), webhooks.outcomeEvents(), webhooks.dynamodbWrites(), webhooks.writesPerEvent(),
+                            webhooks.acknowledgedLeft()));
+        }
+    }
+
+    /**
+     * The Adyen webhook path of one window: CANCELLATION notifications posted to the receiver (duplicates and the forged copy
+     * apart), the provider.outcome events IngestEvents consumed, and the handlers' DynamoDB writes over the rounds per event.
+     */
+    public record WebhookPath(int rounds, int notifications, int duplicates, int forged, long outcomeEvents, long dynamodbWrites,
+                              double writesPerEvent, long acknowledgedLeft) {
     }
 
     public record Ratio(int from, int to, double sizeRatio, double timeRatio, double limit, boolean met) {
@@ -183,7 +205,7 @@ public record BenchReport(String engine, Fence fenceOverhead, PerHold requestsPe
                 .forEach(e -> seconds.put(e.getKey().logicalName(), e.getValue()));
         return new Run(run.candidates(), run.status(), run.complete(), run.error(), run.decided(), run.releaseRequested(), run.delivered(),
                 run.deliveredPerSecond(), run.wallSeconds(), run.candidates() / run.wallSeconds(), run.stateTransitions(), run.workflowInvocations(),
-                run.requests().total(), invocations, seconds, run.pageHeap(), run.loadAverageBefore(), run.loadAverageAfter());
+                run.requests().total(), invocations, seconds, run.pageHeap(), run.loadAverageBefore(), run.loadAverageAfter(), run.provider());
     }
 
     private static List<NightCost> nights(ScaleRun measured, NaiveDesign naive, Prices prices) {

@@ -209,7 +209,8 @@ public final class Benchmark {
                 + lastTaskFailure(followed);
         ScaleRun run = new ScaleRun(size, followed.status().toString(), complete, error, decided, released, settled, delivered, providerCalls,
                 deliveredPerSecond, seconds, followed.stateTransitions(), workflowInvocations, invocations, probe.handlerSeconds(), requests,
-                probe.pageHeap(), loadBefore, loadAfter);
+                probe.pageHeap(), loadBefore, loadAfter,
+                BenchReport.ProviderFigures.of(settings.adapter().contextValue(), providerCalls, released, webhooks));
         console.accept(String.format("  %s in %.1f s: %,d decided, %,d released, %,d delivered; %d state transitions, %d workflow "
                         + "invocations, %,d DynamoDB requests%s", run.status(), seconds, decided, released, delivered,
                 run.stateTransitions(), workflowInvocations, run.requests().total(), complete ? "" : " — INCOMPLETE: " + error));

@@ -13,12 +13,14 @@ import java.util.Map;
  * @param handlerSeconds handler run time per function on the local engines
  * @param deliveredPerSecond releases the provider performed after its first one, per second up to its last (0 with fewer than 2)
  * @param loadAverageBefore the machine's one-minute load average when the window started (the build machine is shared)
+ * @param provider the provider side: the adapter, its requests, and (Adyen) the webhook path's figures
  */
 public record ScaleRun(int candidates, String status, boolean complete, String error, long decided, long releaseRequested,
                        long skippedSettled, long delivered, long providerCalls, double deliveredPerSecond, double wallSeconds,
                        long stateTransitions, long workflowInvocations, Map<LambdaFunction, Integer> invocations,
                        Map<LambdaFunction, Double> handlerSeconds, RequestLedger.Snapshot requests,
-                       InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter) {
+                       InvocationProbe.PageHeap pageHeap, double loadAverageBefore, double loadAverageAfter,
+                       BenchReport.ProviderFigures provider) {
 
     public ScaleRun {
         invocations = Map.copyOf(invocations);

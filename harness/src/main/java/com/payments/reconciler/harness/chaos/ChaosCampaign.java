@@ -16,7 +16,9 @@ import com.payments.reconciler.harness.ingest.SettlementFeed;
 import com.payments.reconciler.harness.local.WritePause;
 import com.payments.reconciler.local.faults.DynamoFaults;
 import com.payments.reconciler.local.faults.FaultSpec;
+import com.payments.reconciler.local.provider.AdyenFake;
 import com.payments.reconciler.local.provider.Fault;
+import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.local.provider.RequestQuota;
 import com.payments.reconciler.reconcile.Candidate;
 import com.payments.reconciler.harness.report.StateDump;
@@ -337,19 +339,26 @@ public final class ChaosCampaign {
         clock.reset();
         pipeline.reset();
         // The defect is the workers' own code: on for the whole schedule, the operator's completing reruns included.
-        MutantInterceptor defect = mutant == null || mutant.providerSide() ? null
+        MutantInterceptor defect = mutant == null || mutant.providerSide() || mutant.webhookSide() ? null
                 : new MutantInterceptor(mutant, pipeline.tables(), pipeline.dynamo(), clock, trace::add);
         mutantSlot.set(defect);
         proxy.configure(mutant, trace::add);
         // The newest window already started: today's before its window start would be refused (and is not a chaos fault).
         WindowId window = CONFIG.latestStartedWindow(clock.instant());
         NightWindow input = CONFIG.nightFor(window);
-        SyntheticData data = new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed());
-        data.load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        SyntheticData data = dataOf(s);
+        Optional<AdyenFake> adyen = pipeline.adyen();
+        if (adyen.isPresent()) {
+            // The Adyen adapter cancels the payment the authorisation names: the fake's pspReference for it.
+            data.load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards(), AdyenFake::pspReferenceFor);
+        } else {
+            data.load(pipeline.dynamo(), pipeline.tables(), input.cutoff(), input.shards());
+        }
         pipeline.settlementFeedComplete();
-        data.settledIds(input.cutoff()).forEach(pipeline.provider()::capture);
+        // Captured at the provider the night talks to (the simulated provider, or the Adyen fake too).
+        data.settledIds(input.cutoff()).forEach(pipeline::capture);
         pipeline.writeLog().clear();
-        SplittableRandom random = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
+        SplittableRandom random = scheduleRandom(s.seed());
         // Hooks run on the Lambda endpoint's threads: the counts are shared with them.
         Map<String, Long> faults = Collections.synchronizedMap(new LinkedHashMap<>());
         String scheduledName = ExecutionName.scheduled(window).toString();
@@ -362,14 +371,29 @@ public final class ChaosCampaign {
         faultSlot.set(dynamoFaults);
         pauseSlot.set(pause);
         // The provider enforces the night's quota (the stack's, as the handlers are configured) to lower it mid-night.
-        RequestQuota quota = s.quotaLowered()
+        // The Adyen fake enforces no quota: an Adyen schedule's lowered quota is not applied (its 429 burst is).
+        RequestQuota quota = s.quotaLowered() && adyen.isEmpty()
                 ? new RequestQuota(ProviderQuota.DEFAULT.requestsPerSecond(), ProviderQuota.DEFAULT.maxConcurrentRequests()) : null;
         pipeline.provider().enforce(quota);
-        for (int k = 0; k < s.providerFaults(); k++) {
-            String op = Candidate.operationIdFor(SyntheticData.authorisationId(random.nextInt(s.authorisations())));
-            Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
-            pipeline.provider().forceNext(op, fault);
+        for (ForcedFault forced : forcedFaults(s, random)) {
+            String op = Candidate.operationIdFor(forced.authorisationId());
+            Fault fault = forced.fault();
+            adyen.ifPresentOrElse(fake -> fake.forceNext(op, fault), () -> pipeline.provider().forceNext(op, fault));
             trace.add("provider will answer " + op + " with " + fault + " (if a request for it comes)");
+        }
+        // The Adyen webhook path's faults: drawn apart from the schedule's stream, so its other faults are unchanged.
+        WebhookFaults webhookFaults = adyen.isPresent() ? WebhookFaults.generate(s.seed()) : null;
+        String lostAuthorisation = null;
+        if (webhookFaults != null) {
+            trace.add("adyen: " + webhookFaults.describe());
+            List<String> releasable = data.releasableIds(input.cutoff());
+            if (webhookFaults.loseOne() && !releasable.isEmpty()) {
+                // One the night commands (due, not settled), unless a settlement arrives for it during the run.
+                lostAuthorisation = releasable.get(webhookFaults.lostPick() % releasable.size());
+                adyen.get().loseNotificationOf(Candidate.operationIdFor(lostAuthorisation));
+                trace.add("adyen will lose the CANCELLATION notification of " + Candidate.operationIdFor(lostAuthorisation)
+                        + " for good (if it is cancelled)");
+            }
         }
         // Settlements arrive as the platform's events, through the ingestion queue and IngestEvents.
         SettlementFeed settlements = SettlementFeed.open(pipeline, clock, s.seed() ^ SETTLEMENT_ORDER);
@@ -419,15 +443,27 @@ public final class ChaosCampaign {
                         + (dynamoFaults.tokenMismatches() > 0 ? ", IdempotentParameterMismatch answers: " + dynamoFaults.tokenMismatches() : ""));
             }
 
-            List<InvariantAudit.Violation> found = new ArrayList<>(audit(pipeline, input, false).violations());
+            List<InvariantAudit.Violation> found = new ArrayList<>();
+            java.util.concurrent.atomic.AtomicLong webhookMutantEffects = new java.util.concurrent.atomic.AtomicLong();
+            if (adyen.isPresent()) {
+                found.addAll(webhookRounds(pipeline, adyen.get(), clock, webhookFaults, settlements, mutant, webhookMutantEffects, faults, trace));
+            }
+            found.addAll(audit(pipeline, input, false).violations());
 
             // The operator completes the window: faults over, reruns until nothing is left.
             faultSlot.clear();
             pauseSlot.clear();
-            pipeline.provider().throttleNext(0, Duration.ZERO);
+            throttleNext(pipeline, 0, Duration.ZERO);
             pipeline.provider().enforce(null);
             pipeline.hook(InvocationHook.NONE);
             long reruns = 0;
+            // A command whose notification was lost for good waits ACKNOWLEDGED: the night's promise does not cover it (the
+            // deployed night never waits for an outcome); the providerOutcomeTimeout escalation in the operator's rerun does.
+            String lostHold = lostAuthorisation != null && adyen.get().lostNotifications().contains(Candidate.operationIdFor(lostAuthorisation))
+                    ? lostAuthorisation : null;
+            if (lostHold != null) {
+                faults.merge("webhook-lost", 1L, Long::sum);
+            }
             InvariantAudit.Report complete = audit(pipeline, input, true);
             // I4 as a night's promise: a run that ended SUCCEEDED has left nothing eligible behind, before any rerun, beyond
             // the backlog it reported; and no night runs into its timeout instead of reporting its backlog.
@@ -435,7 +471,8 @@ public final class ChaosCampaign {
             if (succeeded.isPresent()) {
                 long declared = declaredBacklog(succeeded.get());
                 InvariantAudit.Report promised = declared == 0 ? complete : audit(pipeline, input, true, declared);
-                promised.violations().stream().filter(v -> v.invariant().equals("I4")).findFirst().ifPresent(v -> found.add(
+                promised.violations().stream().filter(v -> v.invariant().equals("I4"))
+                        .filter(v -> lostHold == null || !v.detail().startsWith(lostHold + " ")).findFirst().ifPresent(v -> found.add(
                         new InvariantAudit.Violation("I4", "a run ended SUCCEEDED and left the window incomplete: " + v.detail())));
                 if (declared > 0) {
                     trace.add(name(succeeded.get()) + " reported " + declared + " commands left for the next run");
@@ -446,6 +483,14 @@ public final class ChaosCampaign {
                 long waited = awaitInProgressWindows(pipeline);
                 if (waited > 0) {
                     trace.add("operator waits " + waited + " ms for the in-progress window of a delivery left INPROGRESS");
+                }
+                if (adyen.isPresent() && !acknowledged(pipeline).isEmpty()) {
+                    // An outcome that never came: the next run's delivery escalates the command once providerOutcomeTimeout has
+                    // passed since its acknowledgement. The feed keeps coming meanwhile (a watermark at the new now).
+                    clock.advance(ProviderOutcomeTimeout.DEFAULT.timeout().plusMinutes(1));
+                    pipeline.settlementFeedComplete();
+                    trace.add("operator's next run comes after providerOutcomeTimeout (clock advanced " + ProviderOutcomeTimeout.DEFAULT.timeout()
+                            + " + 1 min) for " + acknowledged(pipeline) + " still ACKNOWLEDGED");
                 }
                 Duration leaseWait = awaitLeaseExpiry(pipeline, clock);
                 if (!leaseWait.isZero()) {
@@ -463,16 +508,17 @@ public final class ChaosCampaign {
             complete.violations().stream().filter(v -> seen.add(v.invariant() + v.detail())).forEach(found::add);
             long superseded = followed.stream().filter(f -> f.error().filter(ErrorNames.FAIL_SUPERSEDED::equals).isPresent()).count();
             // Counted at the end: a forced provider fault counts once a request met it, the operator's reruns included.
-            SortedMap<String, List<Fault>> answered = pipeline.provider().faultsAnswered();
+            SortedMap<String, List<Fault>> answered = adyen.isPresent() ? adyen.get().faultsAnswered() : pipeline.provider().faultsAnswered();
             answered.values().forEach(list -> list.forEach(fault -> faults.merge("provider-" + fault.name().toLowerCase().replace('_', '-'), 1L, Long::sum)));
             // Quota pressure counts where it took effect: 429s the burst sent, requests the lowered quota refused.
-            if (pipeline.provider().burstAnswered() > 0) {
-                faults.merge("provider-429-burst", pipeline.provider().burstAnswered(), Long::sum);
+            long burst = adyen.isPresent() ? adyen.get().burstAnswered() : pipeline.provider().burstAnswered();
+            if (burst > 0) {
+                faults.merge("provider-429-burst", burst, Long::sum);
             }
             if (quota != null && quota.violations() > 0) {
                 faults.merge("provider-quota-lowered", quota.violations(), Long::sum);
             }
-            trace.add("provider 429s: " + pipeline.provider().burstAnswered() + " from the burst, "
+            trace.add("provider 429s: " + burst + " from the burst, "
                     + (quota == null ? 0 : quota.violations()) + " from the lowered quota");
             trace.add("provider answered with faults: " + answered);
             SortedMap<String, List<String>> sequence = new TreeMap<>();
@@ -482,7 +528,7 @@ public final class ChaosCampaign {
             answered.forEach((op, list) -> sequence.put("provider " + op, list.stream().map(Fault::name).toList()));
             long mutantEffects = 0;
             if (mutant != null) {
-                mutantEffects = (defect == null ? 0 : defect.effects()) + proxy.effects();
+                mutantEffects = (defect == null ? 0 : defect.effects()) + proxy.effects() + webhookMutantEffects.get();
                 trace.add("mutant " + mutant.cliName() + " took effect " + mutantEffects + " times");
             }
             if (dump != null) {
@@ -498,10 +544,91 @@ public final class ChaosCampaign {
             }
             faultSlot.clear();
             pauseSlot.clear();
-            pipeline.provider().throttleNext(0, Duration.ZERO);
+            throttleNext(pipeline, 0, Duration.ZERO);
             pipeline.provider().enforce(null);
             pipeline.hook(InvocationHook.NONE);
         }
+    }
+
+    /** The schedule's synthetic authorisations (10 % of them too young for the night). */
+    static SyntheticData dataOf(ChaosSchedule s) {
+        return new SyntheticData(s.authorisations(), s.settledFraction(), 0.1, s.seed());
+    }
+
+    /** The stream of a schedule's run-time draws: its forced provider faults first, then the hook's settlements. */
+    static SplittableRandom scheduleRandom(long scheduleSeed) {
+        return new SplittableRandom(scheduleSeed ^ 0x5DEECE66DL);
+    }
+
+    /** One forced provider fault: the authorisation whose command meets it, if that command is sent. */
+    record ForcedFault(String authorisationId, Fault fault) {
+    }
+
+    /** The schedule's forced provider faults, drawn first from {@code random} (a fresh {@link #scheduleRandom}). */
+    static List<ForcedFault> forcedFaults(ChaosSchedule s, SplittableRandom random) {
+        List<ForcedFault> forced = new ArrayList<>();
+        for (int k = 0; k < s.providerFaults(); k++) {
+            String authorisation = SyntheticData.authorisationId(random.nextInt(s.authorisations()));
+            forced.add(new ForcedFault(authorisation, Fault.values()[random.nextInt(Fault.values().length)]));
+        }
+        return forced;
+    }
+
+    /** A 429 burst at the provider the night talks to: the Adyen fake with the Adyen adapter, else the simulated provider. */
+    private static void throttleNext(LocalPipeline pipeline, int requests, Duration retryAfter) {
+        pipeline.adyen().ifPresentOrElse(fake -> fake.throttleNext(requests, retryAfter), () -> pipeline.provider().throttleNext(requests, retryAfter));
+    }
+
+    /** The operation ids of the commands waiting ACKNOWLEDGED for their provider outcome. */
+    private static List<String> acknowledged(LocalPipeline pipeline) {
+        return StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()).of(Tables.ReleaseCommands.SCHEMA).stream()
+                .filter(c -> Tables.ReleaseCommands.AWAITING_OUTCOME.contains(c.get(Tables.ReleaseCommands.STATUS).s()))
+                .map(c -> c.get(Tables.ReleaseCommands.OPERATION_ID).s()).sorted().toList();
+    }
+
+    /**
+     * The Adyen night's end: its CANCELLATION notifications delivered after the executions ended, with the schedule's webhook
+     * faults, to the receiver handler (the real one, or the {@link Mutant#WEBHOOK_HMAC_SKIPPED} one), into the schedule's
+     * ingestion queue and IngestEvents, the DynamoDB faults still on. Every notification not lost for good must have been
+     * delivered and its command must have left ACKNOWLEDGED (I4: an outcome delivered and never applied is lost).
+     */
+    private static List<InvariantAudit.Violation> webhookRounds(LocalPipeline pipeline, AdyenFake adyen, ShiftableClock clock, WebhookFaults w,
+                                                                SettlementFeed settlements, Mutant mutant,
+                                                                java.util.concurrent.atomic.AtomicLong mutantEffects, Map<String, Long> faults,
+                                                                List<String> trace) {
+        java.util.function.Function<String, com.payments.reconciler.webhook.AdyenWebhookHandler> receivers =
+                mutant == Mutant.WEBHOOK_HMAC_SKIPPED
+                        ? queueUrl -> pipeline.adyenWebhookHandler(queueUrl, real -> item -> {
+                            // The defect: the real check is made, and its refusal ignored.
+                            if (real.verify(item) != com.payments.reconciler.webhook.AdyenSignature.Verdict.VALID) {
+                                mutantEffects.incrementAndGet();
+                                trace.add("mutant webhook-hmac-skipped accepts a notification whose signature does not verify");
+                            }
+                            return com.payments.reconciler.webhook.AdyenSignature.Verdict.VALID;
+                        })
+                        : pipeline::adyenWebhookHandler;
+        com.payments.reconciler.harness.local.AdyenWebhooks.Result result = new com.payments.reconciler.harness.local.AdyenWebhooks(pipeline, clock,
+                Clock.systemUTC(), w.plan(), trace::add, receivers).run(settlements.queue(), Map::of);
+        var sent = result.webhooks();
+        trace.add("adyen webhooks: " + sent);
+        if (sent.notifications() > 0) {
+            faults.merge("webhook-delayed-past-night-end", (long) sent.notifications(), Long::sum);
+        }
+        if (sent.duplicates() > 0) {
+            faults.merge("webhook-duplicate", (long) sent.duplicates(), Long::sum);
+        }
+        if (sent.forged() > 0) {
+            faults.merge("webhook-forged", (long) sent.forged(), Long::sum);
+        }
+        List<InvariantAudit.Violation> found = new ArrayList<>();
+        if (adyen.outstanding() > 0) {
+            found.add(new InvariantAudit.Violation("I4", adyen.outstanding() + " CANCELLATION notifications still not accepted by the receiver after "
+                    + sent.rounds() + " rounds"));
+        }
+        List<String> lost = adyen.lostNotifications();
+        result.acknowledged().stream().filter(op -> !lost.contains(op)).forEach(op -> found.add(new InvariantAudit.Violation("I4",
+                op + " still ACKNOWLEDGED after its CANCELLATION notification was delivered: the outcome was never applied")));
+        return found;
     }
 
     /**
@@ -565,7 +692,7 @@ public final class ChaosCampaign {
             }
             if (function == LambdaFunction.DELIVER_COMMANDS && deliveryStarted.compareAndSet(false, true)) {
                 if (s.providerThrottleBurst() > 0) {
-                    pipeline.provider().throttleNext(s.providerThrottleBurst(), Duration.ofSeconds(1));
+                    throttleNext(pipeline, s.providerThrottleBurst(), Duration.ofSeconds(1));
                     trace.add("the provider answers its next " + s.providerThrottleBurst() + " requests 429 with Retry-After: 1");
                 }
                 if (quota != null) {

@@ -31,6 +31,9 @@ public enum Mutant {
             "I4", true),
     DROP_REST_OF_CANCELLED_BATCH("after a decision batch is cancelled by one item's condition, the retry of the rest is answered as committed "
             + "without being applied (a settlement is made to land inside the first batch of each schedule, so a cancellation happens)",
+            "I4", true),
+    WEBHOOK_HMAC_SKIPPED("(--provider adyen) the webhook receiver accepts every notification whatever its HMAC signature: a forged "
+            + "CANCELLATION (its outcome turned, the genuine signature kept) is queued as a provider.outcome ahead of the genuine one",
             "I4", true);
 
     private final String description;
@@ -69,6 +72,25 @@ public enum Mutant {
     /** Whether the defect is in front of the provider (an HTTP proxy) rather than in the DynamoDB requests. */
     public boolean providerSide() {
         return this == DELIVERED_WITHOUT_PROVIDER_CALL || this == NEW_KEY_PER_RETRY;
+    }
+
+    /**
+     * Whether the defect is in the Adyen webhook receiver (a harness-built receiver whose signature check is replaced):
+     * it needs {@code --provider adyen}, whose nights end with the webhook rounds.
+     */
+    public boolean webhookSide() {
+        return this == WEBHOOK_HMAC_SKIPPED;
+    }
+
+    /** Whether a campaign through {@code adapter} can run this defect: webhook defects need Adyen; proxy defects the simulated provider. */
+    public boolean runsWith(com.payments.reconciler.delivery.ProviderAdapters.Adapter adapter) {
+        boolean adyen = adapter == com.payments.reconciler.delivery.ProviderAdapters.Adapter.ADYEN;
+        return adyen ? !providerSide() : !webhookSide();
+    }
+
+    /** The rows a campaign through {@code adapter} can run ({@link #runsWith}). */
+    public static List<Mutant> forAdapter(com.payments.reconciler.delivery.ProviderAdapters.Adapter adapter) {
+        return Arrays.stream(values()).filter(m -> m.runsWith(adapter)).toList();
     }
 
     /**

@@ -45,6 +45,11 @@ public final class SettlementFeed implements AutoCloseable {
         return new SettlementFeed(pipeline, clock, new SplittableRandom(seed), queue);
     }
 
+    /** The ingestion queue the events go through (the chaos campaign's Adyen webhook rounds send their outcomes to it too). */
+    public LocalIngestQueue queue() {
+        return queue;
+    }
+
     /** Settles each authorisation (one event each, the k-th of an id its own event), duplicated and reordered. */
     public synchronized PlatformFeed.Tally settle(List<String> authorisationIds) {
         // The contract refuses instants finer than a millisecond (the tables hold epoch milliseconds).

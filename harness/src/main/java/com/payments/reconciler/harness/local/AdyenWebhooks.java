@@ -54,9 +54,10 @@ public final class AdyenWebhooks {
     }
 
     /** What the phase did, and what it found wrong (empty: every notification delivered, every command out of ACKNOWLEDGED). */
-    public record Result(RunReport.Webhooks webhooks, List<String> findings) {
+    public record Result(RunReport.Webhooks webhooks, List<String> findings, List<String> acknowledged) {
         public Result {
             findings = List.copyOf(findings);
+            acknowledged = List.copyOf(acknowledged);
         }
     }
 
@@ -71,8 +72,17 @@ public final class AdyenWebhooks {
     private final Clock wall;
     private final Plan plan;
     private final Consumer<String> console;
+    /** Builds the receiver for a queue URL: the real one, or (chaos mutants) one whose signature check is replaced. */
+    private final java.util.function.Function<String, AdyenWebhookHandler> receivers;
 
     public AdyenWebhooks(LocalPipeline pipeline, ShiftableClock clock, Clock wall, Plan plan, Consumer<String> console) {
+        this(pipeline, clock, wall, plan, console, pipeline::adyenWebhookHandler);
+    }
+
+    /** @param receivers the receiver handler for the ingestion queue's URL ({@link LocalPipeline#adyenWebhookHandler}) */
+    public AdyenWebhooks(LocalPipeline pipeline, ShiftableClock clock, Clock wall, Plan plan, Consumer<String> console,
+                         java.util.function.Function<String, AdyenWebhookHandler> receivers) {
+        this.receivers = receivers;
         this.pipeline = pipeline;
         this.clock = clock;
         this.wall = wall;
@@ -87,7 +97,7 @@ public final class AdyenWebhooks {
      */
     public Result run(LocalIngestQueue queue, java.util.function.Supplier<Map<String, Long>> writes) {
         AdyenFake adyen = pipeline.adyen().orElseThrow(() -> new IllegalStateException("the webhook phase is for --provider adyen only"));
-        AdyenWebhookHandler receiver = pipeline.adyenWebhookHandler(queue.url());
+        AdyenWebhookHandler receiver = receivers.apply(queue.url());
         String authorization = pipeline.adyenWebhookAuthorization();
         LongSupplier writesSoFar = () -> writes.get().entrySet().stream().filter(e -> WRITE_OPERATIONS.contains(e.getKey()))
                 .mapToLong(Map.Entry::getValue).sum();
@@ -137,7 +147,7 @@ public final class AdyenWebhooks {
         }
         findings.forEach(f -> console.accept("FINDING " + f));
         return new Result(new RunReport.Webhooks(rounds, notifications, duplicates, forged, refused, adyen.outstanding(), events,
-                dynamodbWrites, acknowledged.size(), rejected), findings);
+                dynamodbWrites, acknowledged.size(), rejected), findings, acknowledged);
     }
 
     /** One POST to the function URL, as Lambda hands it to the receiver (payload format 2.0); the receiver's HTTP status. */

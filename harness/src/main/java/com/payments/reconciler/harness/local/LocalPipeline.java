@@ -543,6 +543,28 @@ public final class LocalPipeline implements AutoCloseable {
         return new com.payments.reconciler.webhook.AdyenWebhookHandler(new HandlerEnvironment(env, handlerAws, options.clock()));
     }
 
+    /**
+     * The receiver handler with its signature check replaced by {@code verifier} applied to the real one: the chaos
+     * campaign's webhook mutant (a receiver that skips the HMAC check) lives here, in the harness, never in the jar. The
+     * rest is what Lambda builds: the webhook secret (basic auth, keys) from Secrets Manager, the queue, the merchant account.
+     */
+    public com.payments.reconciler.webhook.AdyenWebhookHandler adyenWebhookHandler(String ingestQueueUrl,
+            java.util.function.UnaryOperator<com.payments.reconciler.webhook.NotificationVerifier> verifier) {
+        if (adyen.isEmpty()) {
+            throw new IllegalStateException("the webhook receiver is for --provider adyen only");
+        }
+        Map<String, String> envMap = new HashMap<>(handlerEnvironment());
+        envMap.put(EnvVars.INGEST_QUEUE_URL, ingestQueueUrl);
+        HandlerEnvironment env = new HandlerEnvironment(envMap, handlerAws, options.clock());
+        com.payments.reconciler.webhook.WebhookKey key = com.payments.reconciler.webhook.WebhookKey.fromSecretsManager(env.aws().secrets(),
+                env.required(EnvVars.WEBHOOK_HMAC_SECRET_ID), env.clock());
+        software.amazon.awssdk.services.sqs.SqsClient sqs = env.aws().sqs();
+        return new com.payments.reconciler.webhook.AdyenWebhookHandler(key, new com.payments.reconciler.webhook.AdyenWebhookReceiver(
+                () -> verifier.apply(key.get().verifier()), body -> sqs.sendMessage(b -> b.queueUrl(ingestQueueUrl).messageBody(body)),
+                com.payments.reconciler.workflow.EmfMetrics.toStdout(env.clock(), com.payments.reconciler.webhook.AdyenWebhookHandler.LOGICAL_NAME),
+                env.required(EnvVars.PROVIDER_MERCHANT_ACCOUNT)));
+    }
+
     /** The {@code Authorization} header Adyen sends with each notification: basic auth with the webhook's credentials. */
     public String adyenWebhookAuthorization() {
         return "Basic " + java.util.Base64.getEncoder().encodeToString((ADYEN_WEBHOOK_USERNAME + ":" + ADYEN_WEBHOOK_PASSWORD)

@@ -139,6 +139,11 @@ public record SyntheticData(int authorisations, double settledFraction, double y
         return generate(cutoff).stream().filter(Generated::settled).map(Generated::id).toList();
     }
 
+    /** The authorisations a complete night releases: due (not young) and without a settlement. */
+    public List<String> releasableIds(Instant cutoff) {
+        return generate(cutoff).stream().filter(g -> !g.young() && !g.settled()).map(Generated::id).toList();
+    }
+
     /** The id of the {@code index}-th synthetic authorisation. */
     public static String authorisationId(int index) {
         return String.format("auth-%08d", index);

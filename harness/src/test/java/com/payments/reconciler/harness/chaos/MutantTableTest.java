@@ -44,6 +44,8 @@ class MutantTableTest {
     static final long PERFORM_THEN_DROP_SCHEDULE = 7479041255366610116L;
     /** Rows today's InvariantAudit misses (why: docs/chaos.md, "Mutants"); flip each to caught after the auditor merge. */
     static final Set<Mutant> AWAITING_AUDITOR_REWRITE = EnumSet.noneOf(Mutant.class);
+    /** The rows run here: every mutant a generic-http night can run. */
+    private static final List<Mutant> SIMULATED_PROVIDER_ROWS = Mutant.forAdapter(com.payments.reconciler.delivery.ProviderAdapters.Adapter.GENERIC_HTTP);
 
     private static final Path BUILD = Path.of(System.getProperty("reconciler.target"));
     private static final Path DUMPS = BUILD.resolve("mutant-dumps");
@@ -53,7 +55,8 @@ class MutantTableTest {
 
     @BeforeAll
     void runTheTable() throws Exception {
-        List<Mutant> onPause = new ArrayList<>(Mutant.all());
+        // The webhook rows need --provider adyen: AdyenChaosTest runs them.
+        List<Mutant> onPause = new ArrayList<>(SIMULATED_PROVIDER_ROWS);
         onPause.remove(Mutant.NEW_KEY_PER_RETRY);
         run(onPause, GC_PAUSE_SCHEDULE);
         run(List.of(Mutant.NEW_KEY_PER_RETRY), PERFORM_THEN_DROP_SCHEDULE);
@@ -80,8 +83,8 @@ class MutantTableTest {
 
     @Test
     void everyMutantTookEffectAndIsReportedWithTheInvariantItBreaks() {
-        assertThat(reports.keySet()).containsExactlyInAnyOrderElementsOf(Mutant.all());
-        for (Mutant m : Mutant.all()) {
+        assertThat(reports.keySet()).containsExactlyInAnyOrderElementsOf(SIMULATED_PROVIDER_ROWS);
+        for (Mutant m : SIMULATED_PROVIDER_ROWS) {
             ChaosReport r = reports.get(m);
             assertThat(r.errors()).as("%s ran to a verdict: %s", m, r.errors()).isEmpty();
             assertThat(r.mutant()).isEqualTo(m.cliName());

@@ -55,6 +55,9 @@ import java.util.regex.Pattern;
  * them (a changed {@code success} under the genuine signature), to an endpoint the harness chose (the receiver
  * handler in-process). A notification not answered 200 stays due, as Adyen retries; the forged copy is never retried.
  * The synthetic payment's pspReference is {@code PSP} and the authorisation id's hex written in letters ({@link #pspReferenceFor}).
+ *
+ * <p>For the chaos campaign: a fault forced on a cancel's reference ({@link #forceNext}), a burst of 429s
+ * ({@link #throttleNext}), and a notification lost for good ({@link #loseNotificationOf}). It enforces no quota.
  */
 public final class AdyenFake implements AutoCloseable {
 
@@ -70,6 +73,13 @@ public final class AdyenFake implements AutoCloseable {
      * are often all digits: docs/integration.md, "Adyen adapter", says what that means for the deployed path.
      */
     private static final String NIBBLES = "ABCDEFGHIJKLMNOP";
+    /**
+     * How long a {@link Fault#SLOW} answer waits after performing: past nothing but the fake's own promptness (the adapter's
+     * request timeout is longer), so a slow answer still arrives; what it tests is a cancel in flight while others go on.
+     */
+    public static final java.time.Duration SLOW_DELAY = java.time.Duration.ofMillis(300);
+    /** Adyen's header on an error nothing was done for: the same idempotency key may be sent again (CheckoutService-v71). */
+    public static final String TRANSIENT_ERROR = "Transient-Error";
 
     /** One notification waiting to be sent, and when it became due (epoch ms of the fake's clock). */
     private record Pending(ObjectNode item, long at) {
@@ -95,9 +105,20 @@ public final class AdyenFake implements AutoCloseable {
     private long cancels;
     private long requests;
     private long sequence;
+    /** Faults forced on the next cancel of a reference (the operation id), for the chaos campaign. */
+    private final Map<String, java.util.ArrayDeque<Fault>> forced = new HashMap<>();
+    private final java.util.SortedMap<String, List<Fault>> faultsAnswered = new java.util.TreeMap<>();
+    private int throttleRemaining;
+    private java.time.Duration throttleRetryAfter = java.time.Duration.ZERO;
+    private long burstAnswered;
+    /** References whose CANCELLATION notification is lost for good (Adyen gave up retrying it). */
+    private final Set<String> loseNotificationOf = new HashSet<>();
+    private final List<String> lostNotifications = new ArrayList<>();
+    private final java.time.Duration slowDelay;
 
     private AdyenFake(Clock clock, String hexHmacKey, String apiKey, String merchantAccount, long seed) throws IOException {
         this.clock = clock;
+        this.slowDelay = SLOW_DELAY;
         this.hmacKey = HexFormat.of().parseHex(hexHmacKey);
         this.apiKey = apiKey;
         this.merchantAccount = merchantAccount;
@@ -186,6 +207,60 @@ public final class AdyenFake implements AutoCloseable {
     }
 
     /**
+     * The next cancel whose {@code reference} is {@code reference} (the adapter sends the operation id) meets {@code fault}:
+     * {@link Fault#PERFORM_THEN_DROP} performs the cancel (its answer stored under the key, its notification queued) and
+     * closes the connection without an answer; {@link Fault#ERROR_5XX} answers 500 with {@code Transient-Error: true}
+     * before performing anything (Adyen's "retry under the same key"); {@link Fault#SLOW} performs and answers after
+     * {@link #SLOW_DELAY}; {@link Fault#MALFORMED} performs and answers 200 with an HTML page (a proxy's error page).
+     */
+    public void forceNext(String reference, Fault fault) {
+        synchronized (lock) {
+            forced.computeIfAbsent(reference, r -> new java.util.ArrayDeque<>()).add(fault);
+        }
+    }
+
+    /** The forced faults requests met, by reference (a fault forced on a reference nobody sent is not here). */
+    public java.util.SortedMap<String, List<Fault>> faultsAnswered() {
+        synchronized (lock) {
+            java.util.SortedMap<String, List<Fault>> copy = new java.util.TreeMap<>();
+            faultsAnswered.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+            return copy;
+        }
+    }
+
+    /** The next {@code requests} cancels, whatever their key, are answered 429 with {@code Retry-After}, performing nothing. */
+    public void throttleNext(int requests, java.time.Duration retryAfter) {
+        synchronized (lock) {
+            throttleRemaining = requests;
+            throttleRetryAfter = retryAfter;
+        }
+    }
+
+    /** 429 answers sent by {@link #throttleNext}. */
+    public long burstAnswered() {
+        synchronized (lock) {
+            return burstAnswered;
+        }
+    }
+
+    /**
+     * The CANCELLATION notification of the cancel whose {@code reference} is this one is lost for good (Adyen stops retrying
+     * a notification after its retry schedule): the cancel is performed and answered, and nothing is ever sent about it.
+     */
+    public void loseNotificationOf(String reference) {
+        synchronized (lock) {
+            loseNotificationOf.add(reference);
+        }
+    }
+
+    /** The references whose notification was produced and lost ({@link #loseNotificationOf}). */
+    public List<String> lostNotifications() {
+        synchronized (lock) {
+            return List.copyOf(lostNotifications);
+        }
+    }
+
+    /**
      * Sends the notifications due at least {@code delayMillis} ago, in a shuffled order, each also duplicated with
      * probability {@code duplicateRate}, and (when {@code forgeOne} and any is sent) one forged copy; {@code endpoint}
      * posts a NotificationRequest body and answers the HTTP status. Each request carries one item, as Adyen's do.
@@ -268,7 +343,55 @@ public final class AdyenFake implements AutoCloseable {
                 return;
             }
             String payment = URLDecoder.decode(path.group(1), StandardCharsets.UTF_8);
-            send(exchange, 201, cancel(key, payment, request.path("reference").asText("")));
+            String reference = request.path("reference").asText("");
+            java.time.Duration throttled = null;
+            Fault fault = null;
+            synchronized (lock) {
+                if (throttleRemaining > 0) {
+                    throttleRemaining--;
+                    burstAnswered++;
+                    throttled = throttleRetryAfter;
+                } else {
+                    java.util.ArrayDeque<Fault> queue = forced.get(reference);
+                    fault = queue == null ? null : queue.poll();
+                    if (fault != null) {
+                        faultsAnswered.computeIfAbsent(reference, r -> new ArrayList<>()).add(fault);
+                    }
+                }
+            }
+            if (throttled != null) {
+                exchange.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, throttled.toSeconds())));
+                send(exchange, 429, error(429, "000", "Too Many Requests", "validation"));
+                return;
+            }
+            if (fault == Fault.ERROR_5XX) {
+                // Nothing performed, and Adyen says so: the same key may be sent again and is processed as the first.
+                exchange.getResponseHeaders().set(TRANSIENT_ERROR, "true");
+                send(exchange, 500, error(500, "000", "Unable to process the request: no connection available", "internal"));
+                return;
+            }
+            ObjectNode answer = cancel(key, payment, reference);
+            if (fault == Fault.PERFORM_THEN_DROP) {
+                return; // closing the exchange before any response header closes the connection
+            }
+            if (fault == Fault.SLOW) {
+                try {
+                    Thread.sleep(slowDelay);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            if (fault == Fault.MALFORMED) {
+                byte[] page = "<html><body>502 Bad Gateway</body></html>".getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "text/html");
+                exchange.sendResponseHeaders(200, page.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(page);
+                }
+                return;
+            }
+            send(exchange, 201, answer);
         }
     }
 
@@ -305,7 +428,11 @@ public final class AdyenFake implements AutoCloseable {
                     return release;
                 });
             }
-            due.add(new Pending(notification(pspReference, payment, reference, success, reason, now), now));
+            if (loseNotificationOf.remove(reference)) {
+                lostNotifications.add(reference);
+            } else {
+                due.add(new Pending(notification(pspReference, payment, reference, success, reason, now), now));
+            }
             return answer;
         }
     }
