@@ -22,8 +22,8 @@ import java.util.Optional;
  *       {@code Transient-Error: true}: stored under the key as its final result (the specification's
  *       {@code IOEXCEPTION_RECEIVED}: "the message could have been received by the issuing party and been acted upon ...
  *       the (error) response is stored as the final result for the idempotency key"), so the same key would only replay
- *       it and a second key could cancel twice: {@link ProviderResult.Acknowledged} with the reference
- *       {@code stored-error-<status>}. The CANCELLATION notification ends the command if Adyen acted on the cancel;
+ *       it and a second key could cancel twice: {@link ProviderResult.Acknowledged} naming the stored error and no request
+ *       reference (none was given). The CANCELLATION notification ends the command if Adyen acted on the cancel;
  *       without one, the providerOutcomeTimeout sweep escalates it to a person (docs/decisions.md, "Adyen: an error
  *       stored under the idempotency key").</li>
  *   <li>Any other 5xx (a gateway's, without Adyen's body) and 408: {@link ProviderResult.Unavailable} (the same key is sent
@@ -44,11 +44,6 @@ final class AdyenCancelAnswers {
     static final String RECEIVED = "received";
     /** Adyen's response header marking an error nothing was done for: retry under the same key (CheckoutService-v71). */
     static final String TRANSIENT_ERROR_HEADER = "Transient-Error";
-    /**
-     * The request reference an acknowledgement records for a stored error ({@code stored-error-500}): no cancel
-     * pspReference exists; the outcome notification, if one comes, writes its own.
-     */
-    static final String STORED_ERROR_REFERENCE = "stored-error-";
     /** Adyen's pspReference is 16 characters; anything far longer is not one. */
     private static final int MAX_REFERENCE_LENGTH = 64;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -80,7 +75,7 @@ final class AdyenCancelAnswers {
         String what = "Adyen answered " + status + " to the cancel for " + operationId;
         if (status >= 500 && status <= 599 && adyenServiceError(body) && !(status == 503 && retryAfter.isPresent())) {
             // Stored under the key as its final result: a resend replays it; the cancel may have been acted upon.
-            return new ProviderResult.Acknowledged(STORED_ERROR_REFERENCE + status);
+            return ProviderResult.Acknowledged.ofStoredError(status + " errorCode " + errorCode(body));
         }
         return switch (status) {
             case 201 -> {

@@ -115,7 +115,7 @@ public final class AdyenProviderClient implements ProviderClient {
         ProviderResult result = AdyenCancelAnswers.interpret(command.operationId(), payment, merchantAccount, response.statusCode(),
                 response.body(), RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), clock.instant()),
                 AdyenCancelAnswers.transientError(response.headers().firstValue(AdyenCancelAnswers.TRANSIENT_ERROR_HEADER)));
-        if (result instanceof ProviderResult.Acknowledged ack && ack.requestReference().startsWith(AdyenCancelAnswers.STORED_ERROR_REFERENCE)) {
+        if (result instanceof ProviderResult.Acknowledged ack && ack.storedErrorIfAny().isPresent()) {
             // Said once, here: the command now waits for the notification or the providerOutcomeTimeout escalation.
             LOG.warn("{}: Adyen answered {} (errorCode {}) without Transient-Error, stored under the idempotency key as the cancel's "
                             + "final result; the cancel may have been acted upon: the outcome is awaited from its CANCELLATION notification, "

@@ -74,7 +74,7 @@ final class ProviderAnswers {
         return switch (answer) {
             case ProviderResult.Released released -> new DeliveryRecord.Result.Delivered(released.providerReference());
             case ProviderResult.Rejected refused -> new DeliveryRecord.Result.Rejected(refused.code(), refused.reason());
-            case ProviderResult.Acknowledged taken -> new DeliveryRecord.Result.Acknowledged(taken.requestReference(), shard);
+            case ProviderResult.Acknowledged taken -> new DeliveryRecord.Result.Acknowledged(taken.namedRequest(), taken.storedErrorIfAny(), shard);
         };
     }
 }

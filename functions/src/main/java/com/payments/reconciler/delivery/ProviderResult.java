@@ -1,5 +1,7 @@
 package com.payments.reconciler.delivery;
 
+import java.util.Optional;
+
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 
@@ -27,10 +29,36 @@ public sealed interface ProviderResult {
      * a webhook). Final for delivery: sending again could only be answered the same, so the command leaves the delivery
      * index as ACKNOWLEDGED, and the outcome ends it (ingestion's {@code provider.outcome}).
      *
+     * Stored by the idempotency guard as JSON (Powertools' record of the call), so its components are plain nullable
+     * strings, exactly one of them present; an older record without {@code storedError} reads as a named request.
+     *
      * @param requestReference the provider's id for this request (Adyen: the cancel's {@code pspReference}), which its
-     *                         outcome notification names
+     *                         outcome notification names; null when the answer was an error stored under the key
+     * @param storedError      that stored error (status and the provider's code), when it was one: the request may have
+     *                         been acted upon, and its outcome notification names the reference we never learnt
      */
-    record Acknowledged(String requestReference) implements Final {
+    record Acknowledged(String requestReference, String storedError) implements Final {
+        public Acknowledged {
+            if ((requestReference == null) == (storedError == null)) {
+                throw new IllegalArgumentException("an acknowledgement names its request or the stored error, exactly one");
+            }
+        }
+
+        public Acknowledged(String requestReference) {
+            this(requestReference, null);
+        }
+
+        static Acknowledged ofStoredError(String storedError) {
+            return new Acknowledged(null, storedError);
+        }
+
+        Optional<String> namedRequest() {
+            return Optional.ofNullable(requestReference);
+        }
+
+        Optional<String> storedErrorIfAny() {
+            return Optional.ofNullable(storedError);
+        }
     }
 
     /**

@@ -1,5 +1,7 @@
 package com.payments.reconciler.reconcile;
 
+import java.util.Optional;
+
 import java.time.Instant;
 
 /** The outcome of recording how a command ended, fenced like every other write. */
@@ -12,7 +14,10 @@ public sealed interface DeliveryRecord {
         }
 
         /** The provider took the request; its outcome arrives later (ingestion's {@code provider.outcome}). */
-        record Acknowledged(String requestReference, int shard) implements Result {
+        record Acknowledged(Optional<String> requestReference, Optional<String> storedError, int shard) implements Result {
+            public Acknowledged(String requestReference, int shard) {
+                this(Optional.of(requestReference), Optional.empty(), shard);
+            }
         }
 
         /** The provider refused permanently. */

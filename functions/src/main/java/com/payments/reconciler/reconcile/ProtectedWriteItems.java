@@ -240,8 +240,10 @@ final class ProtectedWriteItems {
                 expression = ACKNOWLEDGE;
                 status = ReleaseCommands.STATUS_ACKNOWLEDGED;
                 values.put(":attempts", n(mark.attempts()));
-                detailAttribute = ReleaseCommands.REQUEST_REFERENCE;
-                detail = a.requestReference();
+                // A stored error names no request: requestReference stays absent, so the outcome that names the
+                // cancel's own reference still meets ProviderOutcomes' condition.
+                detailAttribute = a.requestReference().isPresent() ? ReleaseCommands.REQUEST_REFERENCE : ReleaseCommands.STORED_ERROR;
+                detail = a.requestReference().or(a::storedError).orElseThrow();
                 values.put(":awaitingShard", s(Shards.key(a.shard())));
             }
             case DeliveryRecord.Result.Rejected r -> {

@@ -259,6 +259,12 @@ public final class Tables {
         public static final String ACKNOWLEDGED_AT = "acknowledgedAt";
         public static final String ACKNOWLEDGED_EPOCH = "acknowledgedEpoch";
         public static final String REQUEST_REFERENCE = "requestReference";
+        /**
+         * An acknowledgement with no request to name: the provider's error stored under the key as the request's final
+         * result (Adyen's IOEXCEPTION_RECEIVED). No requestReference is written, so the outcome notification, if one
+         * comes, is accepted with the cancel's own reference.
+         */
+        public static final String STORED_ERROR = "storedError";
         /** The delivery shard, present only while ACKNOWLEDGED, which makes {@link #AWAITING_OUTCOME_INDEX} sparse. */
         public static final String AWAITING_SHARD = "awaitingShard";
         /** The provider outcome event that ended an ACKNOWLEDGED (or still PENDING) command, and the outcome's time (epoch ms). */

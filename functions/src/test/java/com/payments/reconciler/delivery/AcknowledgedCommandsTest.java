@@ -1,5 +1,11 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.ingest.EventDecoder;
+import com.payments.reconciler.ingest.EventIngestion;
+import com.payments.reconciler.ingest.IngestOutcome;
+import com.payments.reconciler.ingest.IngestStore;
+import com.payments.reconciler.ingest.IngestionDecision;
+import com.payments.reconciler.ingest.ProviderOutcomes;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
@@ -10,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,6 +32,7 @@ class AcknowledgedCommandsTest {
 
     private final TestContext context = new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT);
     private DeliveryWorld world;
+    private String op;
 
     @AfterEach
     void close() {
@@ -72,5 +80,44 @@ class AcknowledgedCommandsTest {
 
         assertThat(world.status(ops.get(0))).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
         assertThat(result.totals().acknowledged()).isZero();
+    }
+
+    /**
+     * An error Adyen stored under the key (IOEXCEPTION_RECEIVED) acknowledges the command without naming a request, so
+     * the CANCELLATION notification that names the cancel's own reference ends it. Known-bad twin: the acknowledgement
+     * recording a made-up reference in requestReference (as it once did) makes ingestion refuse that notification, and
+     * the command would wait ACKNOWLEDGED for the timeout's escalation although Adyen said what happened.
+     */
+    @Test
+    void aStoredErrorsAcknowledgementIsEndedByTheNotificationThatFollows(LocalDynamo.Engine engine) {
+        assertThat(notificationAfter(engine, ProviderResult.Acknowledged.ofStoredError("500 errorCode '000'")))
+                .isInstanceOf(IngestOutcome.Accepted.class);
+        assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED);
+        assertThat(world.command(op).get(ReleaseCommands.REQUEST_REFERENCE).s()).isEqualTo("CANCEL1");
+        assertThat(world.command(op).get(ReleaseCommands.STORED_ERROR).s()).isEqualTo("500 errorCode '000'");
+    }
+
+    @Test
+    void knownBadAStoredErrorRecordedAsARequestReferenceLeavesTheNotificationRefused(LocalDynamo.Engine engine) {
+        assertThat(notificationAfter(engine, new ProviderResult.Acknowledged("storederror500")))
+                .isInstanceOf(IngestOutcome.Refused.class);
+        assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_ACKNOWLEDGED);
+    }
+
+    /** One command for auth-1 acknowledged with {@code answer}, then Adyen's CANCELLATION for its cancel CANCEL1 ingested. */
+    private IngestOutcome notificationAfter(LocalDynamo.Engine engine, ProviderResult answer) {
+        world = new DeliveryWorld(engine, SimulatedProvider.builder(), 1);
+        LeaseToken lease = world.acquire("worker-A", Timing.LEASE_DURATION);
+        op = world.command(lease, id -> Optional.of("PAY1"), "auth-1").getFirst();
+        world.invoke(world.handler(world.fixedGuard(), 1, command -> answer), lease, 0, null, context);
+        assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_ACKNOWLEDGED);
+        EventIngestion ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
+                new IngestStore(world.dynamo, engine.tables().authorisations(), engine.tables().settlements(), DeliveryWorld.NO_WAIT),
+                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)),
+                world.clock);
+        return ingestion.ingest("""
+                {"version":2,"type":"provider.outcome","eventId":"adyen-CANCEL1-success","authorisationId":"auth-1",\
+                "operationId":"%s","provider":"adyen","requestReference":"CANCEL1","paymentReference":"PAY1",\
+                "success":true,"occurredAt":"2026-12-06T04:00:00+01:00"}""".formatted(op));
     }
 }

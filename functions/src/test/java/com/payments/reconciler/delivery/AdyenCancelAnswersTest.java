@@ -147,7 +147,7 @@ class AdyenCancelAnswersTest {
         // And one that takes any 5xx body as stored would leave a gateway's error (nothing stored) waiting for a notification.
         Mapping anyBody = (status, body, retryAfter, transientError) -> status >= 500 && status <= 599 && !transientError
                 && !(status == 503 && retryAfter.isPresent())
-                ? new ProviderResult.Acknowledged("stored-error-" + status) : interpret(status, body, retryAfter, transientError);
+                ? ProviderResult.Acknowledged.ofStoredError(status + " errorCode none") : interpret(status, body, retryAfter, transientError);
         assertThat(mismatches(anyBody)).contains("500 with a gateway's HTML page: expected Unavailable, was Acknowledged(stored-error-500)",
                 "502: expected Unavailable, was Acknowledged(stored-error-502)");
     }
@@ -200,7 +200,8 @@ class AdyenCancelAnswersTest {
 
     private static String describe(ProviderResult result) {
         return switch (result) {
-            case ProviderResult.Acknowledged a -> "Acknowledged(" + a.requestReference() + ")";
+            case ProviderResult.Acknowledged a -> "Acknowledged(" + a.namedRequest()
+                    .orElseGet(() -> "stored-error-" + a.storedError().split(" ")[0]) + ")";
             case ProviderResult.Released r -> "Released(" + r.providerReference() + ")";
             case ProviderResult.Rejected r -> "Rejected(" + r.code() + ")";
             case ProviderResult.Throttled t -> "Throttled(" + t.status() + ", " + t.retryAfter().map(Duration::toString).orElse("none") + ")";

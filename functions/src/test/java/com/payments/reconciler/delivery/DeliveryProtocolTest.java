@@ -177,7 +177,7 @@ class DeliveryProtocolTest {
     private static String describe(DeliveryRecord.Result result) {
         return switch (result) {
             case DeliveryRecord.Result.Delivered d -> "Delivered(" + d.providerReference() + ")";
-            case DeliveryRecord.Result.Acknowledged a -> "Acknowledged(" + a.requestReference() + ")";
+            case DeliveryRecord.Result.Acknowledged a -> "Acknowledged(" + a.requestReference().orElseGet(() -> "stored " + a.storedError().orElseThrow()) + ")";
             case DeliveryRecord.Result.Rejected r -> "Rejected(" + r.code() + ")";
             case DeliveryRecord.Result.CancelledSettled c -> "CancelledSettled(" + c.settledAt() + ")";
             case DeliveryRecord.Result.CancelledEnded c -> "CancelledEnded(" + c.endKind() + ")";

@@ -123,11 +123,20 @@ public final class ParkedCommands {
                     Attr.stringOr(item, ReleaseCommands.AUTHORISATION_ID, "?"), Attr.stringOr(item, ReleaseCommands.WINDOW_ID, "?"),
                     Instant.ofEpochMilli(Attr.numberOr(item, ReleaseCommands.ACKNOWLEDGED_AT, 0)),
                     Attr.numberOr(item, ReleaseCommands.ACKNOWLEDGED_EPOCH, 0), Attr.numberOr(item, ReleaseCommands.ATTEMPTS, 0),
-                    Attr.stringOr(item, ReleaseCommands.REQUEST_REFERENCE, "?"))));
+                    awaitedRequest(item))));
             start = page.hasLastEvaluatedKey() ? page.lastEvaluatedKey() : Map.of();
         } while (!start.isEmpty());
         found.sort(java.util.Comparator.comparing(Awaiting::acknowledgedAt).thenComparing(Awaiting::operationId));
         return found;
+    }
+
+    /** The request whose outcome is awaited: the provider's reference, or the stored error that named none. */
+    private static String awaitedRequest(Map<String, AttributeValue> item) {
+        if (item.containsKey(ReleaseCommands.REQUEST_REFERENCE)) {
+            return Attr.stringOr(item, ReleaseCommands.REQUEST_REFERENCE, "?");
+        }
+        return item.containsKey(ReleaseCommands.STORED_ERROR)
+                ? "(none named: its error " + Attr.stringOr(item, ReleaseCommands.STORED_ERROR, "?") + " is stored under the key)" : "?";
     }
 
     /** What a requeue found. */
