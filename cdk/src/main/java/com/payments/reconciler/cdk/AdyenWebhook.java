@@ -78,7 +78,7 @@ public final class AdyenWebhook extends Construct {
                         ReconcilerFunctions functions, ReconcilerTables tables) {
         super(scope, id);
         Stack stack = Stack.of(this);
-        String name = config.physicalName(AdyenWebhookHandler.LOGICAL_NAME);
+        String name = com.payments.reconciler.workflow.FixedNames.adyenWebhookFunctionName(config.namePrefix());
         int reserved = reservedConcurrency(getNode().tryGetContext(RESERVED_CONCURRENCY_CONTEXT));
         this.hmacSecret = Secret.Builder.create(this, "HmacKey")
                 .secretName(config.providerSecretName() + HMAC_SECRET_SUFFIX)

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  */
 public final class AdyenWebhookHandler implements RequestStreamHandler {
 
-    public static final String LOGICAL_NAME = "AdyenWebhook";
+    public static final String LOGICAL_NAME = com.payments.reconciler.workflow.FixedNames.ADYEN_WEBHOOK;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Supplier<WebhookSecret> secret;

@@ -46,6 +46,14 @@ public final class FixedNames {
         return prefix + function.logicalName();
     }
 
+    /** The Adyen webhook receiver's logical name: not a nightly function, present only in an Adyen stack. */
+    public static final String ADYEN_WEBHOOK = "AdyenWebhook";
+
+    /** The Adyen webhook receiver's function name, as the stack names it and preflight reads it. */
+    public static String adyenWebhookFunctionName(String prefix) {
+        return prefix + ADYEN_WEBHOOK;
+    }
+
     /** The log groups the stack creates and keeps: one per function, and the state machine's. */
     public static List<String> logGroupNames(String prefix) {
         List<String> names = new ArrayList<>();

@@ -86,7 +86,7 @@ public final class AccountProbe {
                 reservedByStack += reserved(FixedNames.functionName(prefix, function));
             }
             // An Adyen stack's webhook receiver (named as the stack names it); none in other stacks, which reads as 0.
-            reservedByStack += reserved(prefix + com.payments.reconciler.webhook.AdyenWebhookHandler.LOGICAL_NAME);
+            reservedByStack += reserved(FixedNames.adyenWebhookFunctionName(prefix));
             for (TableSchema schema : Tables.ALL) {
                 if (schema.businessRecord()) {
                     String name = FixedNames.tableName(prefix, schema);
