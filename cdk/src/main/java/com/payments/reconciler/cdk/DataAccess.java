@@ -20,8 +20,11 @@ import java.util.Optional;
  * @param index the index, when the grant is on an index (a Query); empty for the table itself
  * @param actions the IAM actions
  * @param why the call site, for the reader of the policy
+ * @param partitionKey when present, the one partition key value the grant is for ({@code dynamodb:LeadingKeys}): a grant
+ *                     of its own, beside the table's others, so an action that must touch only one item cannot touch
+ *                     another
  */
-public record DataAccess(TableSchema schema, Optional<String> index, List<String> actions, String why) {
+public record DataAccess(TableSchema schema, Optional<String> index, List<String> actions, String why, Optional<String> partitionKey) {
 
     public static final String GET_ITEM = "dynamodb:GetItem";
     public static final String PUT_ITEM = "dynamodb:PutItem";
@@ -36,11 +39,25 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
     }
 
     static DataAccess table(TableSchema schema, String why, String... actions) {
-        return new DataAccess(schema, Optional.empty(), List.of(actions), why);
+        return new DataAccess(schema, Optional.empty(), List.of(actions), why, Optional.empty());
+    }
+
+    /** {@code actions} on the one item of {@code schema} whose partition key is {@code partitionKey}. */
+    static DataAccess item(TableSchema schema, String partitionKey, String why, String... actions) {
+        return new DataAccess(schema, Optional.empty(), List.of(actions), why, Optional.of(partitionKey));
     }
 
     static DataAccess index(TableSchema schema, String index, String why, String... actions) {
-        return new DataAccess(schema, Optional.of(schema.index(index).name()), List.of(actions), why);
+        return new DataAccess(schema, Optional.of(schema.index(index).name()), List.of(actions), why, Optional.empty());
+    }
+
+    /** The statement id of the night-wide hold's grant: the one key {@code held#*} of Settlements. */
+    public static final String NIGHT_WIDE_HOLD_SID = "NightWideHoldOnly";
+
+    /** ReconcilePage and DeliverCommands: the night-wide hold read and, when absent, written after a non-zero dead-letter depth. */
+    private static DataAccess nightWideHold(String caller) {
+        return item(Settlements.SCHEMA, Settlements.NIGHT_WIDE_HOLD_KEY, "NightWideHold: " + caller + " reads held#* (GetItem) after a non-zero "
+                + "dead-letter depth and records it when absent (PutItem, in the fenced transaction); no other key", GET_ITEM, PUT_ITEM);
     }
 
     /**
@@ -48,6 +65,9 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
      * actions in the harness's least-privilege proof can never excuse the same action of a workflow function.
      */
     static String sid(LambdaFunction function, DataAccess grant) {
+        if (grant.partitionKey().isPresent()) {
+            return NIGHT_WIDE_HOLD_SID;
+        }
         return (function == LambdaFunction.INGEST_EVENTS ? "Ingest" : "") + grant.schema().logicalName()
                 + grant.index().map(DataAccess::indexSid).orElse("Table");
     }
@@ -77,7 +97,8 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                     table(Authorisations.SCHEMA, "FencedWriter: AUTHORISED -> RELEASE_REQUESTED, version + 1", UPDATE_ITEM),
                     table(Settlements.SCHEMA, "SettlementCheck (a batch read before each release batch) and FencedWriter's no-settlement check",
                             BATCH_GET_ITEM, CONDITION_CHECK_ITEM),
-                    table(ReleaseCommands.SCHEMA, "FencedWriter: the outbox command, created once", PUT_ITEM));
+                    table(ReleaseCommands.SCHEMA, "FencedWriter: the outbox command, created once", PUT_ITEM),
+                    nightWideHold("ReconcilePage"));
             case DELIVER_COMMANDS -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.renew, and FencedWriter's lease check when recording a delivery",
                             UPDATE_ITEM, CONDITION_CHECK_ITEM),
@@ -90,7 +111,8 @@ public record DataAccess(TableSchema schema, Optional<String> index, List<String
                     table(ReleaseCommands.SCHEMA, "FencedWriter.recordDeliveries: PENDING -> DELIVERED / REJECTED / CANCELLED_SETTLED / "
                             + "CANCELLED_ENDED / QUARANTINED / ESCALATED", UPDATE_ITEM),
                     table(Idempotency.SCHEMA, "PowertoolsOperationGuard: Powertools' DynamoDB persistence store",
-                            GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
+                            GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM),
+                    nightWideHold("DeliverCommands"));
             case RELEASE_LEASE -> List.of(
                     table(Leases.SCHEMA, "LeaseStore.release: owner and epoch checked, epoch kept", UPDATE_ITEM));
             // Writes only to the two business tables, conditional single-item writes; no lease, no command written

@@ -7,6 +7,7 @@ import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.services.kms.IKey;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.amazon.awscdk.services.sqs.RedriveAllowPolicy;
 import software.constructs.Construct;
 
 /**
@@ -24,14 +25,25 @@ final class DeadLetterQueues {
         return create(scope, id, queueName, keys.telemetry(), retention, whatFails);
     }
 
-    /** With the key of the records it will hold (the ingestion queue's dead letters are business events: the data key). */
+    /** With the key of the records it will hold; any queue of the account may name it as its dead-letter queue (SQS's default). */
     static Queue create(Construct scope, String id, String queueName, IKey key, Duration retention, String whatFails) {
+        return create(scope, id, queueName, key, retention, whatFails, null);
+    }
+
+    /**
+     * With the key of the records it will hold (the ingestion queue's dead letters are business events: the data key) and
+     * {@code redriveAllowPolicy}, which source queues may name it as their dead-letter queue (null: SQS's default, any
+     * queue of the account and Region).
+     */
+    static Queue create(Construct scope, String id, String queueName, IKey key, Duration retention, String whatFails,
+                        RedriveAllowPolicy redriveAllowPolicy) {
         Queue queue = Queue.Builder.create(scope, id)
                 .queueName(queueName)
                 .encryption(QueueEncryption.KMS)
                 .encryptionMasterKey(key)
                 .enforceSsl(true)
                 .retentionPeriod(retention)
+                .redriveAllowPolicy(redriveAllowPolicy)
                 .build();
         NagSuppressions.addResourceSuppressions(queue, List.of(NagPackSuppression.builder()
                 .id("AwsSolutions-SQS3")

@@ -14,7 +14,11 @@ import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.lambda.EventSourceMapping;
 import software.amazon.awscdk.services.lambda.EventSourceMappingOptions;
+import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.services.sqs.DeadLetterQueue;
+import software.amazon.awscdk.services.sqs.IQueue;
+import software.amazon.awscdk.services.sqs.RedriveAllowPolicy;
+import software.amazon.awscdk.services.sqs.RedrivePermission;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
@@ -53,12 +57,19 @@ public final class Ingestion extends Construct {
 
     public Ingestion(Construct scope, String id, StackConfig config, EncryptionKeys keys, ReconcilerFunctions functions) {
         super(scope, id);
+        // Only the ingestion queue may name it as its dead-letter queue: any other queue's messages there would hold every
+        // night. The ingestion queue is named by an ARN built from its fixed name, since its own RedrivePolicy already
+        // references this queue (a reference back would be a CloudFormation cycle).
+        String ingestQueueName = config.physicalName(FixedNames.INGEST_QUEUE_SUFFIX);
+        IQueue ingestQueueByName = Queue.fromQueueArn(this, "IngestQueueByName", Stack.of(this).formatArn(ArnComponents.builder()
+                .service("sqs").resource(ingestQueueName).build()));
         this.deadLetterQueue = DeadLetterQueues.create(this, "DeadLetters", config.physicalName(FixedNames.INGEST_DEAD_LETTER_QUEUE_SUFFIX), keys.data(),
                 DEAD_LETTER_RETENTION, "the ingestion queue (events IngestEvents could not apply in "
-                        + MAX_RECEIVE_COUNT + " receives: SQS's redrive only)");
+                        + MAX_RECEIVE_COUNT + " receives: SQS's redrive only)",
+                RedriveAllowPolicy.builder().sourceQueues(List.of(ingestQueueByName)).build());
         this.refusedQueue = refusedQueue(this, config, keys);
         this.queue = Queue.Builder.create(this, "Queue")
-                .queueName(config.physicalName(FixedNames.INGEST_QUEUE_SUFFIX))
+                .queueName(ingestQueueName)
                 .encryption(QueueEncryption.KMS)
                 .encryptionMasterKey(keys.data())
                 .enforceSsl(true)
@@ -137,6 +148,9 @@ public final class Ingestion extends Construct {
                 .encryptionMasterKey(keys.data())
                 .enforceSsl(true)
                 .retentionPeriod(DEAD_LETTER_RETENTION)
+                // No queue may make it its dead-letter queue: messages SQS moved here would be named by no hold and
+                // counted by no night (the nights count the dead-letter queue's depth, not this one's).
+                .redriveAllowPolicy(RedriveAllowPolicy.builder().redrivePermission(RedrivePermission.DENY_ALL).build())
                 .build();
         NagSuppressions.addResourceSuppressions(queue, List.of(NagPackSuppression.builder()
                 .id("AwsSolutions-SQS3")

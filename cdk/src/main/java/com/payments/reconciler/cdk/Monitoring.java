@@ -95,6 +95,8 @@ public final class Monitoring extends Construct {
      */
     static final Duration BACKLOG_PERIOD = Duration.seconds(Timing.EXECUTION_TIMEOUT.toSeconds());
     public static final String INGEST_DEAD_LETTERS = "IngestDeadLetters";
+    /** The dead-letter depth as the nights read it (DeadLetterDepth.COUNTS): visible + in flight + delayed. */
+    static final String DEAD_LETTER_DEPTH_EXPRESSION = "FILL(visible, 0) + FILL(inflight, 0) + FILL(delayed, 0)";
     /** The refused-events queue holds a message: IngestEvents refused an event (its depth, as the dead-letter queue's alarm). */
     public static final String INGEST_REFUSED = "IngestRefused";
     /** ReconcilePage or DeliverCommands refused to release on a stale settlement watermark (the execution fails FeedNotComplete). */
@@ -199,12 +201,21 @@ public final class Monitoring extends Construct {
                 .treatMissingData(TreatMissingData.BREACHING)
                 .build(), Paging.ON_ALARM_AND_OK);
 
-        IMetric ingestDeadLetters = ingestion.deadLetterQueue().metricApproximateNumberOfMessagesVisible(
-                MetricOptions.builder().statistic("Maximum").period(PERIOD).build());
-        levelAlarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue: SQS moved it there after "
-                + Ingestion.MAX_RECEIVE_COUNT + " receives without success (throttling, a failing IngestEvents, a refusal that could not "
-                + "be sent to the refused-events queue). No hold item names it, so every night is held whole while it is there. Runbook: "
-                + "docs/operating.md, \"held for feed\"; nothing of the event was written", ingestDeadLetters);
+        // What the nights count (DeadLetterDepth): visible, in flight and delayed. An operator reading the queue makes its
+        // messages in flight; on Visible alone the alarm would go OK while every night is still held.
+        MetricOptions deadLetterCount = MetricOptions.builder().statistic("Maximum").period(PERIOD).build();
+        IMetric ingestDeadLetters = MathExpression.Builder.create().label("IngestDeadLetterDepth").period(PERIOD)
+                .expression(DEAD_LETTER_DEPTH_EXPRESSION)
+                .usingMetrics(Ordered.map(
+                        Map.entry("visible", ingestion.deadLetterQueue().metricApproximateNumberOfMessagesVisible(deadLetterCount)),
+                        Map.entry("inflight", ingestion.deadLetterQueue().metricApproximateNumberOfMessagesNotVisible(deadLetterCount)),
+                        Map.entry("delayed", ingestion.deadLetterQueue().metric("ApproximateNumberOfMessagesDelayed", deadLetterCount))))
+                .build();
+        levelAlarm(config, INGEST_DEAD_LETTERS, "A card-platform event is in the ingestion dead-letter queue (visible, in flight or "
+                + "delayed): SQS moved it there after " + Ingestion.MAX_RECEIVE_COUNT + " receives without success (throttling, a "
+                + "failing IngestEvents, a refusal that could not be sent to the refused-events queue). No hold item names it, so the "
+                + "next night records the night-wide hold held#* and every night stays held until holds clear --night-wide, even once "
+                + "the queue is empty. Runbook: docs/operating.md, \"held for feed\"; nothing of the event was written", ingestDeadLetters);
         // Refusals have their own queue and alarm: a refused event holds exactly what its hold item names, never the night.
         IMetric ingestRefused = ingestion.refusedQueue().metricApproximateNumberOfMessagesVisible(
                 MetricOptions.builder().statistic("Maximum").period(PERIOD).build());

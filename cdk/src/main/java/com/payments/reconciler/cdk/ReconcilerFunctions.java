@@ -43,6 +43,9 @@ public final class ReconcilerFunctions extends Construct {
     /** Payment-system audit trails are kept a year (PCI DSS 10.5.1: 12 months, the last 3 immediately available). */
     public static final RetentionDays LOG_RETENTION = RetentionDays.ONE_YEAR;
     /** DynamoDB calls KMS on the caller's behalf; these are the key uses a table read or write needs. */
+    /** The condition that limits a grant to items of one partition key value (DataAccess.partitionKey). */
+    static final String LEADING_KEYS_OPERATOR = "ForAllValues:StringEquals";
+    static final String LEADING_KEYS = "dynamodb:LeadingKeys";
     static final List<String> TABLE_KEY_ACTIONS = List.of("kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey");
 
     private final Map<LambdaFunction, Function> functions = new EnumMap<>(LambdaFunction.class);
@@ -121,11 +124,13 @@ public final class ReconcilerFunctions extends Construct {
         List<DataAccess> access = DataAccess.of(function);
         for (DataAccess grant : access) {
             String resource = grant.index().map(i -> tables.indexArn(grant.schema(), i)).orElseGet(() -> tables.arn(grant.schema()));
-            role.addToPolicy(PolicyStatement.Builder.create()
+            PolicyStatement.Builder statement = PolicyStatement.Builder.create()
                     .sid(DataAccess.sid(function, grant))
                     .actions(grant.actions())
-                    .resources(List.of(resource))
-                    .build());
+                    .resources(List.of(resource));
+            // Only items of this partition key: the set form, as the DynamoDB guide's fine-grained access examples write it.
+            grant.partitionKey().ifPresent(key -> statement.conditions(Map.of(LEADING_KEYS_OPERATOR, Map.of(LEADING_KEYS, List.of(key)))));
+            role.addToPolicy(statement.build());
         }
         if (!access.isEmpty()) {
             Stack stack = Stack.of(this);

@@ -229,13 +229,54 @@ class IngestionTest {
     }
 
     @Test
+    void knownBadAnAlarmOnVisibleMessagesOnlyMissesTheInFlightAndDelayedCounts() {
+        // The refused-events queue's alarm is on Visible only: the check above names what it leaves out.
+        Map<String, JsonNode> alarms = new HashMap<>();
+        template.resources("AWS::CloudWatch::Alarm").values().forEach(a -> alarms.put(a.path("Properties").path("AlarmName").asText(), a.path("Properties")));
+        JsonNode refusedName = template.getAtt(synth.stack.ingestion().refusedQueue(), "QueueName");
+        assertThat(missingDepthCounts(alarms.get("test-" + Monitoring.INGEST_REFUSED), refusedName)).isNotEmpty();
+        // And a math alarm over the three metrics that forgets one of them in its expression.
+        JsonNode dead = alarms.get("test-" + Monitoring.INGEST_DEAD_LETTERS).deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) dead.path("Metrics").path(0)).put("Expression", "FILL(visible, 0)");
+        assertThat(missingDepthCounts(dead, template.getAtt(synth.stack.ingestion().deadLetterQueue(), "QueueName"))).isNotEmpty();
+    }
+
+    /**
+     * What an alarm leaves out of the dead-letter depth as DeadLetterDepth reads it: each of the three SQS counts of
+     * {@code queueName} must be a metric of the alarm's math, and the one returned expression must add all three.
+     */
+    static List<String> missingDepthCounts(JsonNode alarm, JsonNode queueName) {
+        List<String> missing = new ArrayList<>();
+        Map<String, String> idByMetric = new HashMap<>();
+        String expression = null;
+        for (JsonNode m : alarm.path("Metrics")) {
+            if (m.has("Expression") && m.path("ReturnData").asBoolean(true)) {
+                expression = m.path("Expression").asText();
+            }
+            JsonNode stat = m.path("MetricStat").path("Metric");
+            if (stat.path("Namespace").asText().equals("AWS/SQS") && stat.path("Dimensions").path(0).path("Value").equals(queueName)) {
+                idByMetric.put(stat.path("MetricName").asText(), m.path("Id").asText());
+            }
+        }
+        for (String count : List.of("ApproximateNumberOfMessagesVisible", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed")) {
+            String id = idByMetric.get(count);
+            if (id == null) {
+                missing.add(count + " is not a metric of the alarm");
+            } else if (expression == null || !expression.contains("FILL(" + id + ", 0)")) {
+                missing.add(count + " (" + id + ") is not added in the alarm's expression " + expression);
+            }
+        }
+        return missing;
+    }
+
+    @Test
     void alarmsOnDeadLettersAndTheAgeOfTheOldestEventNotifyTheTopic() {
         Map<String, JsonNode> alarms = new HashMap<>();
         template.resources("AWS::CloudWatch::Alarm").values().forEach(a -> alarms.put(a.path("Properties").path("AlarmName").asText(), a.path("Properties")));
         JsonNode topic = template.ref(synth.stack.alarmTopic().topic());
         JsonNode dead = alarms.get("test-" + Monitoring.INGEST_DEAD_LETTERS);
-        assertThat(dead.path("MetricName").asText()).isEqualTo("ApproximateNumberOfMessagesVisible");
-        assertThat(dead.path("Dimensions").path(0).path("Value")).isEqualTo(template.getAtt(synth.stack.ingestion().deadLetterQueue(), "QueueName"));
+        JsonNode deadLetterQueueName = template.getAtt(synth.stack.ingestion().deadLetterQueue(), "QueueName");
+        assertThat(missingDepthCounts(dead, deadLetterQueueName)).as("the alarm counts what the nights count").isEmpty();
         assertThat(dead.path("Threshold").asDouble()).isEqualTo(1.0);
         JsonNode refused = alarms.get("test-" + Monitoring.INGEST_REFUSED);
         assertThat(refused.path("MetricName").asText()).isEqualTo("ApproximateNumberOfMessagesVisible");

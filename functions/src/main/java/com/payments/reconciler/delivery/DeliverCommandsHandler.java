@@ -18,6 +18,7 @@ import com.payments.reconciler.workflow.MaxSettlementFeedLag;
 import com.payments.reconciler.workflow.ProviderKeyRetention;
 import com.payments.reconciler.reconcile.DeadLetterDepth;
 import com.payments.reconciler.reconcile.FeedGate;
+import com.payments.reconciler.reconcile.NightWideHold;
 import com.payments.reconciler.workflow.ProviderOutcomeTimeout;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.ProviderUnavailable;
@@ -69,6 +70,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     private final DeliveryServices services;
     private final FeedGate feed;
     private final DeadLetterDepth deadLetters;
+    private final NightWideHold nightWide;
 
     public DeliverCommandsHandler() {
         this(HandlerEnvironment.fromSystem());
@@ -94,7 +96,8 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
                 env.clock(), Timing.DELIVERY_PARALLELISM, DeliveryPacing.sleeping(ProviderQuota.fromEnvironment(env)),
                 ProviderKeyRetention.fromEnvironment(env), ProviderOutcomeTimeout.fromEnvironment(env),
                 FeedGate.stored(dynamo, tables.settlements(), Backoff.standard(), MaxSettlementFeedLag.fromEnvironment(env), env.clock()),
-                DeadLetterDepth.queue(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)));
+                DeadLetterDepth.queue(env.aws().sqs(), env.required(EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)),
+                NightWideHold.stored(dynamo, tables.settlements()));
     }
 
     /**
@@ -103,16 +106,18 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
      * {@code outcomeTimeout}: how long a command may stay ACKNOWLEDGED before this delivery escalates it; {@code feed}: asked
      * before any provider call of this invocation (FeedGate); {@code deadLetters}: the ingestion dead-letter queue, read once
      * per call before any provider call; while it holds anything (or cannot be read) the call sends nothing
-     * (docs/decisions.md, "Held for feed").
+     * (docs/decisions.md, "Held for feed"), and {@code nightWide} records {@code held#*} so that hold outlives the depth.
      */
     public DeliverCommandsHandler(PendingCommands commands, FactsReader facts, FencedWriter writer,
                                   LeaseStore leases, OperationGuard guard,
                                   ProviderClient provider, Backoff providerRetry, EmfMetrics metrics, Clock clock,
                                   int parallelism, DeliveryPacing pacing, ProviderKeyRetention keyRetention,
-                                  ProviderOutcomeTimeout outcomeTimeout, FeedGate feed, DeadLetterDepth deadLetters) {
+                                  ProviderOutcomeTimeout outcomeTimeout, FeedGate feed, DeadLetterDepth deadLetters,
+                                  NightWideHold nightWide) {
         super(DeliveryRequest.class);
         this.feed = java.util.Objects.requireNonNull(feed, "feed");
         this.deadLetters = java.util.Objects.requireNonNull(deadLetters, "deadLetters");
+        this.nightWide = java.util.Objects.requireNonNull(nightWide, "nightWide");
         this.services = new DeliveryServices(commands, facts, writer, leases, guard, provider, providerRetry, metrics,
                 clock, parallelism, pacing, keyRetention.retention(), outcomeTimeout);
     }
@@ -133,7 +138,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         if (!request.window().dryRun()) {
             DeadLetterDepth.Reading reading = deadLetters.read();
             if (reading.holds()) {
-                return heldByDeadLetters(request, reading);
+                return heldByDeadLetters(request, reading, context);
             }
         }
         // JsonHandler has put the request's log fields on this thread; the delivery threads put them on theirs.
@@ -141,10 +146,16 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
     }
 
     /**
-     * The whole shard waits, PENDING, for a night whose dead-letter queue is empty: nothing sent, nothing written (so no
-     * lease is needed), every pending command counted held for feed and left for the next run.
+     * The whole shard waits, PENDING, for a night whose dead-letter queue is empty and whose night-wide hold is cleared:
+     * nothing sent; the only write is the night-wide hold when the depth was non-zero and none is stored (fenced by the
+     * lease, NightWideHold); every pending command counted held for feed and left for the next run.
      */
-    private DeliveryBatch heldByDeadLetters(DeliveryRequest request, DeadLetterDepth.Reading reading) {
+    private DeliveryBatch heldByDeadLetters(DeliveryRequest request, DeadLetterDepth.Reading reading, Context context) {
+        if (nightWide.record(reading, services.writer().forInvocation(context), request.lease(), services.clock().instant(),
+                "DeliverCommands") == NightWideHold.Outcome.RECORDED) {
+            LOG.warn("shard {} of window {}: recorded the night-wide hold: every night stays held until holds clear --night-wide",
+                    request.shard(), request.window().windowId());
+        }
         long pending = services.commands().count(request.shard());
         LOG.warn("shard {} of window {}: nothing sent, its {} pending commands are held for feed: {}", request.shard(),
                 request.window().windowId(), pending, reading.why());

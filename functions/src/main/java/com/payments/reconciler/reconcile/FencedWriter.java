@@ -235,6 +235,44 @@ public final class FencedWriter {
         }
     }
 
+    /**
+     * Records the night-wide hold {@code held#*} with {@code reason}, fenced: the lease check and a Put made only where
+     * no such hold is. True when this call wrote it, false when one was already there (nothing changed).
+     *
+     * @throws com.payments.reconciler.workflow.Fenced when the lease check fails
+     * @throws StoreContention when contention outlives the retries
+     */
+    public boolean holdNightWide(LeaseToken lease, String reason, Instant at) {
+        List<TransactWriteItem> transaction = items.nightWideHold(lease, reason, at);
+        // The Put is conditional on no hold being there, so a repeat of a committed try changes nothing: a fresh token per try is safe.
+        String lastProblem = "";
+        for (int attempt = 1; attempt <= backoff.maxAttempts(); attempt++) {
+            switch (send(transaction, UUID.randomUUID().toString())) {
+                case Answer.Committed c -> {
+                    return true;
+                }
+                case Answer.Cancelled(var reasons) -> {
+                    if (Cancellations.conditionFailed(reasons, ProtectedWriteItems.LEASE_CHECK)) {
+                        throw new com.payments.reconciler.workflow.Fenced("lease " + lease.leaseName() + " refused epoch "
+                                + lease.epoch() + " while recording the night-wide hold");
+                    }
+                    if (Cancellations.conditionFailed(reasons, ProtectedWriteItems.NIGHT_WIDE_HOLD_ITEM)) {
+                        return false;
+                    }
+                    lastProblem = "cancelled: " + Cancellations.codes(reasons);
+                }
+                case Answer.InProgress p -> lastProblem = "in progress";
+                case Answer.TokenReused r -> lastProblem = "token reused";
+                case Answer.NoAnswer(String detail) -> lastProblem = "no answer: " + detail;
+                case Answer.Throttled(String code) -> lastProblem = "throttled: " + code;
+            }
+            if (attempt < backoff.maxAttempts()) {
+                backoff.beforeRetry(attempt);
+            }
+        }
+        throw contention("gave up recording the night-wide hold after " + backoff.maxAttempts() + " attempts (" + lastProblem + ")");
+    }
+
     private BatchRounds rounds() {
         return new BatchRounds(this::send, backoff, attemptId);
     }

@@ -20,10 +20,25 @@ import java.util.Set;
 public final class HeldForFeed {
 
     private final DeadLetterDepth deadLetters;
+    private final NightWideHold nightWide;
 
-    /** {@code deadLetters}: read once per {@link #forCall()}; while it holds anything, every candidate is held. */
-    public HeldForFeed(DeadLetterDepth deadLetters) {
+    /**
+     * {@code deadLetters}: read once per {@link #forCall()}; while it holds anything, every candidate is held, and
+     * {@code nightWide} records {@code held#*} so the hold outlives the depth ({@link NightWideHold}).
+     */
+    public HeldForFeed(DeadLetterDepth deadLetters, NightWideHold nightWide) {
         this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+        this.nightWide = Objects.requireNonNull(nightWide, "nightWide");
+    }
+
+    /** Records no night-wide hold ({@link NightWideHold#notRecorded()}): tests of other rules only. */
+    public HeldForFeed(DeadLetterDepth deadLetters) {
+        this(deadLetters, NightWideHold.notRecorded());
+    }
+
+    /** After {@code call}'s depth reading, before its first decision: the night-wide hold, recorded when the depth was non-zero. */
+    public NightWideHold.Outcome record(ForCall call, FencedWriter attempt, com.payments.reconciler.lease.LeaseToken lease, java.time.Instant now) {
+        return nightWide.record(call.deadLetters(), attempt, lease, now, "ReconcilePage");
     }
 
     /**

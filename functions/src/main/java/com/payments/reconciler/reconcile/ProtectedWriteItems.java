@@ -102,6 +102,12 @@ final class ProtectedWriteItems {
     static final String FIRST_ATTEMPT = "SET firstAttemptAt = if_not_exists(firstAttemptAt, :at)";
     // Commands are never deleted: an update must not create an item from a stale operation id.
     static final String COMMAND_EXISTS = "attribute_exists(operationId)";
+    // A hold lifts only by an operator's `holds clear`: a night that read a non-empty dead-letter queue records the
+    // night-wide hold only where none is, never over one already there (IngestEvents' or an earlier call's keeps its
+    // first reason and time).
+    static final String NO_HOLD_YET = "attribute_not_exists(authorisationId)";
+    /** Where the night-wide hold's Put sits in its transaction, behind the lease check. */
+    static final int NIGHT_WIDE_HOLD_ITEM = FIRST_BATCH_ITEM;
 
     private final TableNames tables;
 
@@ -163,6 +169,19 @@ final class ProtectedWriteItems {
                 .expressionAttributeValues(Map.of(":at", n(at.toEpochMilli())))
                 .build()).build()));
         return items;
+    }
+
+    /** The lease check, then the night-wide hold {@code held#*}, written only where none is. */
+    List<TransactWriteItem> nightWideHold(LeaseToken lease, String reason, Instant at) {
+        Map<String, AttributeValue> item = new LinkedHashMap<>();
+        item.put(Settlements.AUTHORISATION_ID, s(Settlements.NIGHT_WIDE_HOLD_KEY));
+        item.put(Settlements.HELD_AT, n(at.toEpochMilli()));
+        item.put(Settlements.HELD_REASON, s(reason));
+        return List.of(leaseCheck(lease), TransactWriteItem.builder().put(Put.builder()
+                .tableName(tables.settlements())
+                .item(item)
+                .conditionExpression(NO_HOLD_YET)
+                .build()).build());
     }
 
     private TransactWriteItem leaseCheck(LeaseToken lease) {

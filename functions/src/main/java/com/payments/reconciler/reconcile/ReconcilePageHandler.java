@@ -72,7 +72,8 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
                 new ReleaseSurgeGuard(new NightRecords(env.aws().dynamo(), tables.leases()), ReleaseSurgePolicy.fromEnvironment(env), env.clock()),
                 EmfMetrics.toStdout(env.clock(), LambdaFunction.RECONCILE_PAGE.logicalName()), env.clock(),
                 FeedGate.stored(env.aws().dynamo(), tables.settlements(), backoff, MaxSettlementFeedLag.fromEnvironment(env), env.clock()),
-                new HeldForFeed(DeadLetterDepth.queue(env.aws().sqs(), env.required(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL))));
+                new HeldForFeed(DeadLetterDepth.queue(env.aws().sqs(), env.required(com.payments.reconciler.workflow.EnvVars.INGEST_DEAD_LETTER_QUEUE_URL)),
+                        NightWideHold.stored(env.aws().dynamo(), tables.settlements())));
     }
 
     /** {@code feed}: asked before this call commits any decision (FeedGate); {@code held}: asked for each batch (HeldForFeed). */
@@ -112,6 +113,11 @@ public final class ReconcilePageHandler extends JsonHandler<PageRequest, PageSta
         HeldForFeed.ForCall holds = held.forCall();
         if (holds.deadLetters().holds()) {
             LOG.warn("window {}: every due candidate of this call is held for feed: {}", window.windowId(), holds.deadLetters().why());
+        }
+        // A dry run writes nothing; any other call makes the depth's hold outlast the depth (NightWideHold).
+        if (!window.dryRun() && held.record(holds, attempt, lease, clock.instant()) == NightWideHold.Outcome.RECORDED) {
+            LOG.warn("window {}: recorded the night-wide hold {}: every night stays held until holds clear --night-wide",
+                    window.windowId(), com.payments.reconciler.store.Tables.Settlements.NIGHT_WIDE_HOLD_KEY);
         }
         Cursor cursor = request.page().cursor() == null ? Cursor.startOf(0) : request.page().cursor();
         ReconcileTotals totals = request.page().totals().withPage();

@@ -33,6 +33,7 @@ final class DeliverCommandsHandlerBuilder {
     private ProviderOutcomeTimeout outcomeTimeout = ProviderOutcomeTimeout.DEFAULT;
     private FeedGate feed = CompleteFeed.gate();
     private DeadLetterDepth deadLetters = DeadLetterDepth.empty();
+    private com.payments.reconciler.reconcile.NightWideHold nightWide = com.payments.reconciler.reconcile.NightWideHold.notRecorded();
 
     DeliverCommandsHandlerBuilder commands(PendingCommands commands) {
         this.commands = commands;
@@ -109,8 +110,13 @@ final class DeliverCommandsHandlerBuilder {
         return this;
     }
 
+    DeliverCommandsHandlerBuilder nightWide(com.payments.reconciler.reconcile.NightWideHold nightWide) {
+        this.nightWide = nightWide;
+        return this;
+    }
+
     DeliverCommandsHandler build() {
         return new DeliverCommandsHandler(commands, facts, writer, leases, guard, provider, providerRetry, metrics, clock,
-                parallelism, pacing, keyRetention, outcomeTimeout, feed, deadLetters);
+                parallelism, pacing, keyRetention, outcomeTimeout, feed, deadLetters, nightWide);
     }
 }

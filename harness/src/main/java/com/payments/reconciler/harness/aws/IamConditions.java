@@ -10,6 +10,11 @@ import java.util.Set;
  * true; {@code ...IfExists} is true when the key is missing; {@code Null} tests presence itself (IAM User
  * Guide, "IAM JSON policy elements: Condition operators" and "Conditions with multiple context keys or
  * values"). Operators not listed here are refused when a statement is read, so they can never allow.
+ *
+ * <p>{@code ForAllValues:} over a base operator is read for the one use the stack makes of it (a grant limited to one
+ * partition key, {@code dynamodb:LeadingKeys}): a present value must match one of the expected ones. IAM also passes it
+ * when the key is absent from the request; this evaluator does not, so it never allows what IAM might deny (the local
+ * context carries no {@code dynamodb:LeadingKeys}, so such a grant allows nothing here). {@code ForAnyValue:} is refused.
  */
 final class IamConditions {
 
@@ -19,8 +24,19 @@ final class IamConditions {
     private IamConditions() {
     }
 
+    /** The one set-operator prefix read (see the class comment). */
+    static final String FOR_ALL_VALUES = "ForAllValues:";
+
     static void requireKnown(String operator, String origin) {
-        if (!operator.equals("Null") && !BASE.contains(stripIfExists(operator))) {
+        boolean known;
+        if (operator.startsWith(FOR_ALL_VALUES)) {
+            // Over a plain positive operator only: negated, IfExists and Null forms of a set operator are not read.
+            String base = operator.substring(FOR_ALL_VALUES.length());
+            known = BASE.contains(base) && !base.contains("Not");
+        } else {
+            known = operator.equals("Null") || BASE.contains(stripIfExists(operator));
+        }
+        if (!known) {
             throw new UnsupportedPolicy(origin + ": the condition operator " + operator + " is not implemented by the local "
                     + "evaluator (set operators, numeric, date and IP operators are not); refusing rather than guessing");
         }
@@ -38,6 +54,10 @@ final class IamConditions {
     }
 
     static boolean holds(String operator, String value, List<String> expected) {
+        if (operator.startsWith(FOR_ALL_VALUES)) {
+            // Stricter than IAM on an absent key (see the class comment); a present single value is all the values.
+            return value != null && holds(operator.substring(FOR_ALL_VALUES.length()), value, expected);
+        }
         if (operator.equals("Null")) {
             // "Null": "true" means the key must be absent.
             return expected.stream().anyMatch(e -> Boolean.parseBoolean(e) == (value == null));

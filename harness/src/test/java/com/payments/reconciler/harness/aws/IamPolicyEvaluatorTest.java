@@ -131,6 +131,22 @@ class IamPolicyEvaluatorTest {
     }
 
     @Test
+    void forAllValuesLimitsAGrantToItsKeysAndAnAbsentKeyAllowsNothing() {
+        List<PolicyStatement> hold = statements("[{\"Sid\": \"H\", \"Effect\": \"Allow\", \"Action\": \"dynamodb:PutItem\", \"Resource\": \"" + TABLE
+                + "\", \"Condition\": {\"ForAllValues:StringEquals\": {\"dynamodb:LeadingKeys\": [\"held#*\"]}}}]");
+        assertThat(evaluator.evaluate(hold, IamRequest.of("dynamodb:PutItem", TABLE, ROLE).withContext("dynamodb:LeadingKeys", "held#*")).verdict())
+                .isEqualTo(Verdict.ALLOW);
+        assertThat(evaluator.evaluate(hold, IamRequest.of("dynamodb:PutItem", TABLE, ROLE).withContext("dynamodb:LeadingKeys", "auth-1")).verdict())
+                .as("another key").isEqualTo(Verdict.IMPLICIT_DENY);
+        // Known-bad for a local proof: IAM passes a set operator on an absent key; this evaluator must not allow more than IAM.
+        assertThat(evaluator.evaluate(hold, IamRequest.of("dynamodb:PutItem", TABLE, ROLE)).verdict()).as("no key in the request")
+                .isEqualTo(Verdict.IMPLICIT_DENY);
+        assertThatThrownBy(() -> statements("[{\"Effect\": \"Allow\", \"Action\": \"*\", \"Resource\": \"*\", "
+                + "\"Condition\": {\"ForAllValues:StringNotEquals\": {\"dynamodb:LeadingKeys\": \"x\"}}}]"))
+                .isInstanceOf(UnsupportedPolicy.class);
+    }
+
+    @Test
     void anUnknownConditionOperatorFailsLoudlyInsteadOfAllowing() {
         assertThatThrownBy(() -> statements("[{\"Effect\": \"Allow\", \"Action\": \"*\", \"Resource\": \"*\", "
                 + "\"Condition\": {\"NumericLessThan\": {\"aws:MultiFactorAuthAge\": \"3600\"}}}]"))

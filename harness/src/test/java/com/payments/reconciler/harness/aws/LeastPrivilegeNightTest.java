@@ -75,6 +75,11 @@ class LeastPrivilegeNightTest {
                     "failure path: IngestEvents sends only a refused event, to the refused-events queue; the night's events are all valid"),
             new LeastPrivilegeProof.Allowance("kms:GenerateDataKey", Optional.of("RefusedQueueKey"),
                     "SQS encrypts the refused event with the sender's permissions (kms:ViaService sqs), on the failure path above"),
+            new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of(com.payments.reconciler.cdk.DataAccess.NIGHT_WIDE_HOLD_SID),
+                    "dead-letter path: ReconcilePage and DeliverCommands read held#* only after a non-zero dead-letter depth "
+                            + "(NightWideHold); a clean night's dead-letter queue is empty"),
+            new LeastPrivilegeProof.Allowance("dynamodb:PutItem", Optional.of(com.payments.reconciler.cdk.DataAccess.NIGHT_WIDE_HOLD_SID),
+                    "dead-letter path: they record held#* (fenced) only after a non-zero dead-letter depth with no hold stored"),
             new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("LeasesTable"),
                     "race path: ReconcilePage reads the night's record again only when another run of the window recorded it "
                             + "between its lookup and its put (NightRecords, recorded once); one run a night never does"),
