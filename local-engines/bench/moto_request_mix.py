@@ -8,6 +8,8 @@ launcher's patches with moto's own by running it twice side by side (the same lo
   RECONCILER_EXPR_PATCH=off RECONCILER_SERIALIZE_PATCH=off python3 ../../../../../../../../bench/moto_request_mix.py 47011 &
   python3 ../../../../../../../../bench/moto_request_mix.py 47013
 
+To measure one patch alone, switch only it off on the first side (e.g. RECONCILER_DISPATCH_PATCH=off).
+
 (docs/local.md, "Where a local night's time goes").
 """
 import subprocess, sys, time, os, boto3, random

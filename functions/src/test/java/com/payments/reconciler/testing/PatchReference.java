@@ -55,6 +55,11 @@ public final class PatchReference implements BeforeAllCallback, AfterAllCallback
         return dynamo;
     }
 
+    /** Where the reference engine listens, for a test that sends raw HTTP requests. */
+    public java.net.URI endpoint() {
+        return engine.endpoint();
+    }
+
     public DynamoDbClient dynamo() {
         return dynamo;
     }

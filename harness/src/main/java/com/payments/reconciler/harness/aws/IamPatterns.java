@@ -12,7 +12,62 @@ final class IamPatterns {
     private IamPatterns() {
     }
 
+    /**
+     * ASCII patterns and values (every action, ARN and condition value the local stack evaluates) are matched by
+     * {@link #wildcard} without building a regex, which compiling one per pattern and ARN component on every AWS request
+     * made a visible part of the harness's CPU in a profiled local night; anything else by {@link #regexGlob}, the
+     * definition. {@code IamPatternsTest} pins that both answer alike.
+     */
     static boolean glob(String pattern, String value, boolean ignoreCase) {
+        return ascii(pattern) && ascii(value) ? wildcard(pattern, value, ignoreCase) : regexGlob(pattern, value, ignoreCase);
+    }
+
+    /** The wildcard match on characters: {@code *} any run (backtracking to the last star), {@code ?} one character. */
+    static boolean wildcard(String pattern, String value, boolean ignoreCase) {
+        int p = 0;
+        int v = 0;
+        int star = -1;
+        int resume = 0;
+        while (v < value.length()) {
+            if (p < pattern.length() && pattern.charAt(p) == '*') {
+                star = p++;
+                resume = v;
+            } else if (p < pattern.length() && (pattern.charAt(p) == '?' || same(pattern.charAt(p), value.charAt(v), ignoreCase))) {
+                p++;
+                v++;
+            } else if (star >= 0) {
+                p = star + 1;
+                v = ++resume;
+            } else {
+                return false;
+            }
+        }
+        while (p < pattern.length() && pattern.charAt(p) == '*') {
+            p++;
+        }
+        return p == pattern.length();
+    }
+
+    /** ASCII only: the one case pair of a letter is its only case-insensitive match, as the regex's Unicode case has it. */
+    private static boolean same(char a, char b, boolean ignoreCase) {
+        return a == b || ignoreCase && lower(a) == lower(b);
+    }
+
+    private static char lower(char c) {
+        return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+    }
+
+    private static boolean ascii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) > 0x7F) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The definition: the pattern as a regex, its literal runs quoted. */
+    static boolean regexGlob(String pattern, String value, boolean ignoreCase) {
         StringBuilder regex = new StringBuilder();
         StringBuilder literal = new StringBuilder();
         for (char c : pattern.toCharArray()) {

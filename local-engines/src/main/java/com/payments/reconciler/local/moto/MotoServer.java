@@ -34,7 +34,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class MotoServer implements AutoCloseable {
 
-    private static final List<String> LAUNCHER_FILES = List.of("moto_launcher.py", "transactions_patch.py", "index_patch.py", "sqs_patch.py", "expression_patch.py", "serialize_patch.py",
+    private static final List<String> LAUNCHER_FILES = List.of("moto_launcher.py", "transactions_patch.py", "index_patch.py", "sqs_patch.py", "expression_patch.py", "serialize_patch.py", "dispatch_patch.py",
             "write_log.py");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 

@@ -11,6 +11,7 @@ Why each patch exists (see shared/notes/dynamodb-local.md and step-functions-loc
   * sqs_patch: ReceiveMessage checks a message's retention without computing every queue attribute per message.
   * expression_patch: an UpdateExpression is parsed once per string and its tree copied by pickle, not deep-copied.
   * serialize_patch: Query, Scan, GetItem and BatchGetItem answers are written as JSON directly, not walked by shape.
+  * dispatch_patch: moto's module names and each response class's methods are listed once, not on every request.
 
 Usage: python3 moto_launcher.py PORT   (prints "READY <port>" on stdout once listening)
 """
@@ -101,6 +102,8 @@ def main():
     expression_patch.install()
     import serialize_patch
     serialize_patch.install()
+    import dispatch_patch
+    dispatch_patch.install()
 
     class QuietHandler(WSGIRequestHandler):
         # Buffered: werkzeug writes a response's status line and headers, then its body, then flushes; unbuffered
