@@ -119,29 +119,38 @@ class IngestEventsHandlerTest {
     }
 
     /**
-     * Held for feed: a refusal never reaches the dead-letter queue, so the night's depth rule ({@code DeadLetterDepth}, on
-     * the queue ReconcilePage and DeliverCommands read) stays Empty and only the refusal's hold item holds anything. The
-     * known-bad twin: the same rule pointed at the queue the refusals went to (the old arrangement) holds the whole night.
+     * Held for feed: the handler sends its refusals to the URL the stack wires as the refused-events queue
+     * ({@code INGEST_REFUSED_QUEUE_URL}; FirstDeployTest shows IngestEvents is given no other), so the depth rule on the
+     * dead-letter queue ({@code DeadLetterDepth}, what ReconcilePage and DeliverCommands read) stays Empty and only the
+     * refusal's hold item holds anything. Known-bad twin: the same handler wired to the dead-letter queue (the old
+     * arrangement) leaves it non-empty, and the rule holds the whole night.
      */
     @Test
-    void refusalsLeaveTheDeadLetterQueuesDepthAtZero(LocalDynamo.Engine engine) {
-        String refused = refusedQueue(engine);
+    void refusalsSentToTheRefusedQueueLeaveTheDeadLetterDepthEmpty(LocalDynamo.Engine engine) {
         var sqs = new LocalAwsClients(engine.moto().endpoint()).sqs();
         String deadLetters = sqs.createQueue(b -> b.queueName("ingest-events-dlq-" + java.util.UUID.randomUUID())).queueUrl();
-        IngestEventsHandler sending = handler(engine, metricLines, refused);
+        String refused = refusedQueue(engine);
 
-        sending.handle(sqsEvent(Map.of("m-1", "{\"type\":\"no.such.type\"}", "m-2", "{not json")));
+        handler(engine, metricLines, refused).handle(sqsEvent(Map.of("m-1", "{\"type\":\"no.such.type\"}", "m-2", "{not json")));
 
         assertThat(refusedCopies(engine, refused)).hasSize(2);
         assertThat(com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, deadLetters).read())
                 .isInstanceOf(com.payments.reconciler.reconcile.DeadLetterDepth.Empty.class);
-        assertThat(com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, refused).read().holds())
-                .as("known bad: the depth rule on the refused-events queue").isTrue();
+    }
+
+    @Test
+    void knownBadRefusalsSentToTheDeadLetterQueueHoldTheWholeNight(LocalDynamo.Engine engine) {
+        var sqs = new LocalAwsClients(engine.moto().endpoint()).sqs();
+        String deadLetters = sqs.createQueue(b -> b.queueName("ingest-events-dlq-" + java.util.UUID.randomUUID())).queueUrl();
+
+        handler(engine, metricLines, deadLetters).handle(sqsEvent(Map.of("m-1", "{\"type\":\"no.such.type\"}")));
+
+        assertThat(com.payments.reconciler.reconcile.DeadLetterDepth.queue(sqs, deadLetters).read().holds()).isTrue();
     }
 
     /** When the refused-events queue cannot take it, a refused event is reported, and the redrive policy is the net. */
     @Test
-    void aRefusedEventTheDeadLetterQueueDoesNotTakeIsLeftForTheRedrivePolicy(LocalDynamo.Engine engine) {
+    void aRefusedEventTheRefusedQueueDoesNotTakeIsLeftForTheRedrivePolicy(LocalDynamo.Engine engine) {
         String missing = refusedQueue(engine).replaceAll("[^/]+$", "no-such-queue");
         IngestEventsHandler unsent = handler(engine, metricLines, missing);
         assertThat(failedIds(unsent.handle(sqsEvent(Map.of("m-2", "{not json"))))).containsExactly("m-2");
