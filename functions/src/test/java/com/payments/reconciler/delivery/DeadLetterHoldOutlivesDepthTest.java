@@ -41,8 +41,7 @@ class DeadLetterHoldOutlivesDepthTest {
     void reconcilePageRecordsTheNightWideHoldAndStaysHeldWhenTheDepthFallsToZeroUntilCleared(LocalDynamo.Engine engine) {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1); SqsClient sqs = sqs(engine)) {
             due(w);
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
+            String dlq = deadLettersWithOneMessage(sqs);
             HeldForFeed held = new HeldForFeed(DeadLetterDepth.queue(sqs, dlq), NightWideHold.stored(w.dynamo, engine.tables().settlements()));
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
 
@@ -68,8 +67,7 @@ class DeadLetterHoldOutlivesDepthTest {
     void knownBadWithoutTheRecordedHoldTheDepthFallingToZeroLetsTheReleaseThrough(LocalDynamo.Engine engine) {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1); SqsClient sqs = sqs(engine)) {
             due(w);
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
+            String dlq = deadLettersWithOneMessage(sqs);
             HeldForFeed held = new HeldForFeed(DeadLetterDepth.queue(sqs, dlq), NightWideHold.notRecorded());
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
 
@@ -88,8 +86,7 @@ class DeadLetterHoldOutlivesDepthTest {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1); SqsClient sqs = sqs(engine)) {
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
             List<String> ops = w.command(lease, "auth-1", "auth-2");
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
+            String dlq = deadLettersWithOneMessage(sqs);
             DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 2, w.client()).deadLetters(DeadLetterDepth.queue(sqs, dlq))
                     .nightWide(NightWideHold.stored(w.dynamo, engine.tables().settlements())).build();
 
@@ -114,8 +111,7 @@ class DeadLetterHoldOutlivesDepthTest {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1); SqsClient sqs = sqs(engine)) {
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
             w.command(lease, "auth-1", "auth-2");
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
+            String dlq = deadLettersWithOneMessage(sqs);
             DeliverCommandsHandler handler = w.handlerBuilder(w.fixedGuard(), 2, w.client()).deadLetters(DeadLetterDepth.queue(sqs, dlq))
                     .nightWide(NightWideHold.notRecorded()).build();
 
@@ -146,11 +142,8 @@ class DeadLetterHoldOutlivesDepthTest {
     @Test
     void aHoldAlreadyStoredIsReadOnceAndNotWrittenAgain(LocalDynamo.Engine engine) {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1); SqsClient sqs = sqs(engine)) {
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
-            w.dynamo.putItem(b -> b.tableName(w.engine.tables().settlements()).item(Map.of(
-                    Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.NIGHT_WIDE_HOLD_KEY),
-                    Settlements.HELD_AT, AttributeValue.fromN("1"), Settlements.HELD_REASON, AttributeValue.fromS("INVALID_JSON body"))));
+            String dlq = deadLettersWithOneMessage(sqs);
+            ingestionHeldTheNight(w);
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
             java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
             software.amazon.awssdk.services.dynamodb.DynamoDbClient counted = engine.client(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
@@ -173,11 +166,8 @@ class DeadLetterHoldOutlivesDepthTest {
     @Test
     void theWriteIsConditionalSoAHoldStoredBetweenTheReadAndTheWriteIsKept(LocalDynamo.Engine engine) {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1); SqsClient sqs = sqs(engine)) {
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
-            w.dynamo.putItem(b -> b.tableName(w.engine.tables().settlements()).item(Map.of(
-                    Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.NIGHT_WIDE_HOLD_KEY),
-                    Settlements.HELD_AT, AttributeValue.fromN("1"), Settlements.HELD_REASON, AttributeValue.fromS("INVALID_JSON body"))));
+            String dlq = deadLettersWithOneMessage(sqs);
+            ingestionHeldTheNight(w);
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
 
             // A presence read that misses it (IngestEvents wrote it just after): the Put's condition keeps the first reason.
@@ -195,14 +185,27 @@ class DeadLetterHoldOutlivesDepthTest {
             LeaseToken stale = w.acquire("worker-A", Timing.LEASE_DURATION);
             // A lease a takeover has moved on from: the same owner, another epoch.
             LeaseToken wrongEpoch = new LeaseToken(stale.leaseName(), stale.ownerId(), stale.epoch() + 7);
-            String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
-            sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
+            String dlq = deadLettersWithOneMessage(sqs);
 
             assertThatThrownBy(() -> NightWideHold.stored(w.dynamo, engine.tables().settlements()).record(
                     DeadLetterDepth.queue(sqs, dlq).read(), new com.payments.reconciler.reconcile.FencedWriter(w.dynamo, engine.tables(), DeliveryWorld.NO_WAIT),
                     wrongEpoch, w.clock.instant(), "ReconcilePage")).isInstanceOf(Fenced.class);
             assertThat(nightWideHold(w)).isEmpty();
         }
+    }
+
+    /** A dead-letter queue holding one message SQS's redrive moved there. */
+    private static String deadLettersWithOneMessage(SqsClient sqs) {
+        String dlq = sqs.createQueue(b -> b.queueName("dlq-" + UUID.randomUUID())).queueUrl();
+        sqs.sendMessage(b -> b.queueUrl(dlq).messageBody("a settlement SQS moved here"));
+        return dlq;
+    }
+
+    /** The night-wide hold IngestEvents writes for a body it could not read. */
+    private static void ingestionHeldTheNight(DeliveryWorld w) {
+        w.dynamo.putItem(b -> b.tableName(w.engine.tables().settlements()).item(Map.of(
+                Settlements.AUTHORISATION_ID, AttributeValue.fromS(Settlements.NIGHT_WIDE_HOLD_KEY),
+                Settlements.HELD_AT, AttributeValue.fromN("1"), Settlements.HELD_REASON, AttributeValue.fromS("INVALID_JSON body"))));
     }
 
     private static Map<String, AttributeValue> nightWideHold(DeliveryWorld w) {

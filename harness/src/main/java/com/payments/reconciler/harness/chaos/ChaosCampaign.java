@@ -503,6 +503,10 @@ public final class ChaosCampaign {
                 reruns++;
                 complete = audit(pipeline, input, true);
             }
+            if (lostHold != null && escalated(pipeline).contains(Candidate.operationIdFor(lostHold))) {
+                // What the operator's run after providerOutcomeTimeout did for the notification that never came.
+                faults.merge("webhook-lost-escalated", 1L, Long::sum);
+            }
             Set<String> seen = new LinkedHashSet<>();
             found.forEach(v -> seen.add(v.invariant() + v.detail()));
             complete.violations().stream().filter(v -> seen.add(v.invariant() + v.detail())).forEach(found::add);
@@ -577,6 +581,13 @@ public final class ChaosCampaign {
     /** A 429 burst at the provider the night talks to: the Adyen fake with the Adyen adapter, else the simulated provider. */
     private static void throttleNext(LocalPipeline pipeline, int requests, Duration retryAfter) {
         pipeline.adyen().ifPresentOrElse(fake -> fake.throttleNext(requests, retryAfter), () -> pipeline.provider().throttleNext(requests, retryAfter));
+    }
+
+    /** The operation ids of the commands a person now holds as ESCALATED. */
+    private static List<String> escalated(LocalPipeline pipeline) {
+        return StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()).of(Tables.ReleaseCommands.SCHEMA).stream()
+                .filter(c -> Tables.ReleaseCommands.STATUS_ESCALATED.equals(c.get(Tables.ReleaseCommands.STATUS).s()))
+                .map(c -> c.get(Tables.ReleaseCommands.OPERATION_ID).s()).sorted().toList();
     }
 
     /** The operation ids of the commands waiting ACKNOWLEDGED for their provider outcome. */
