@@ -12,9 +12,12 @@ import java.util.Set;
  * values"). Operators not listed here are refused when a statement is read, so they can never allow.
  *
  * <p>{@code ForAllValues:} over a base operator is read for the one use the stack makes of it (a grant limited to one
- * partition key, {@code dynamodb:LeadingKeys}): a present value must match one of the expected ones. IAM also passes it
- * when the key is absent from the request; this evaluator does not, so it never allows what IAM might deny (the local
- * context carries no {@code dynamodb:LeadingKeys}, so such a grant allows nothing here). {@code ForAnyValue:} is refused.
+ * partition key, {@code dynamodb:LeadingKeys}): every value of the key in the request must match one of the expected
+ * ones. IAM also passes it when the key is absent from the request (a Scan carries none); this evaluator does not, so it
+ * never allows what IAM might deny. {@code ForAnyValue:} is refused.
+ *
+ * <p>A key the request would carry on AWS but the harness could not read ({@link IamRequest#undetermined()}) decides every
+ * condition on it the safe way: false in an Allow, true in a Deny, so an undetermined key never widens access.
  */
 final class IamConditions {
 
@@ -42,10 +45,14 @@ final class IamConditions {
         }
     }
 
-    static boolean hold(Map<String, Map<String, List<String>>> conditions, Map<String, String> context) {
+    /**
+     * @param deny the statement is a Deny: an undetermined key then makes its condition hold (it applies), in an Allow it
+     *             fails (it does not): either way the request gets no more than IAM would give it
+     */
+    static boolean hold(Map<String, Map<String, List<String>>> conditions, IamRequest request, boolean deny) {
         for (Map.Entry<String, Map<String, List<String>>> operator : conditions.entrySet()) {
             for (Map.Entry<String, List<String>> key : operator.getValue().entrySet()) {
-                if (!holds(operator.getKey(), context.get(key.getKey()), key.getValue())) {
+                if (!holds(operator.getKey(), key.getKey(), key.getValue(), request, deny)) {
                     return false;
                 }
             }
@@ -53,11 +60,29 @@ final class IamConditions {
         return true;
     }
 
-    static boolean holds(String operator, String value, List<String> expected) {
-        if (operator.startsWith(FOR_ALL_VALUES)) {
-            // Stricter than IAM on an absent key (see the class comment); a present single value is all the values.
-            return value != null && holds(operator.substring(FOR_ALL_VALUES.length()), value, expected);
+    private static boolean holds(String operator, String key, List<String> expected, IamRequest request, boolean deny) {
+        if (request.undetermined().contains(key)) {
+            return deny;
         }
+        List<String> values = request.multivalued().get(key);
+        String single = request.context().get(key);
+        if (operator.startsWith(FOR_ALL_VALUES)) {
+            List<String> all = values != null ? values : single != null ? List.of(single) : List.of();
+            // Stricter than IAM on an absent key (see the class comment).
+            String base = operator.substring(FOR_ALL_VALUES.length());
+            return !all.isEmpty() && all.stream().allMatch(v -> holds(base, v, expected));
+        }
+        if (single == null && values != null) {
+            if (values.size() != 1) {
+                // A single-valued operator over several values: IAM's answer is not modelled here, so the safe way.
+                return deny;
+            }
+            single = values.getFirst();
+        }
+        return holds(operator, single, expected);
+    }
+
+    static boolean holds(String operator, String value, List<String> expected) {
         if (operator.equals("Null")) {
             // "Null": "true" means the key must be absent.
             return expected.stream().anyMatch(e -> Boolean.parseBoolean(e) == (value == null));

@@ -40,7 +40,7 @@ public final class IamPolicyEvaluator {
     static boolean applies(PolicyStatement s, IamRequest request) {
         boolean action = s.actions().stream().anyMatch(p -> IamPatterns.action(p, request.action()));
         boolean resource = s.resources().stream().anyMatch(p -> IamPatterns.arn(p, request.resource()));
-        return action != s.notAction() && resource != s.notResource() && IamConditions.hold(s.conditions(), request.context());
+        return action != s.notAction() && resource != s.notResource() && IamConditions.hold(s.conditions(), request, s.effect() == PolicyStatement.Effect.DENY);
     }
 
     /** A resource policy's statement applies to everyone ("*") or to the principal it names (the role, for its sessions). */

@@ -88,7 +88,7 @@ public final class LeastPrivilegeProof {
         List<PolicyStatement> resourcePolicy = action.action().toLowerCase(java.util.Locale.ROOT).startsWith("secretsmanager:")
                 ? template.secretWithArn(action.resource(), resolver).map(id -> template.resourcePolicyOf(id, resolver)).orElse(List.of())
                 : List.of();
-        return evaluator.evaluate(statements(function), resourcePolicy, IamRequest.of(action.action(), action.resource(), roleArn(function)));
+        return evaluator.evaluate(statements(function), resourcePolicy, IamRequest.of(action, roleArn(function)));
     }
 
     /**

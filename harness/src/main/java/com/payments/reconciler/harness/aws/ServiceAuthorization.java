@@ -38,6 +38,8 @@ public final class ServiceAuthorization {
     public enum Rule {
         /** {@code TableName}: the table. */
         TABLE,
+        /** {@code TableName}: the table, with the partition key of {@code Key} ({@code Item} for PutItem). */
+        ITEM,
         /** {@code TableName}, and {@code IndexName} when present: the index ARN {@code table/T/index/I}. */
         TABLE_OR_INDEX,
         /** Each table named in {@code RequestItems}, the operation's own action on each. */
@@ -61,10 +63,10 @@ public final class ServiceAuthorization {
     }
 
     public static final Map<String, Row> TABLE = table(
-            new Row("dynamodb:GetItem", Rule.TABLE, SAR_DYNAMODB),
-            new Row("dynamodb:PutItem", Rule.TABLE, SAR_DYNAMODB),
-            new Row("dynamodb:UpdateItem", Rule.TABLE, SAR_DYNAMODB),
-            new Row("dynamodb:DeleteItem", Rule.TABLE, SAR_DYNAMODB),
+            new Row("dynamodb:GetItem", Rule.ITEM, SAR_DYNAMODB),
+            new Row("dynamodb:PutItem", Rule.ITEM, SAR_DYNAMODB),
+            new Row("dynamodb:UpdateItem", Rule.ITEM, SAR_DYNAMODB),
+            new Row("dynamodb:DeleteItem", Rule.ITEM, SAR_DYNAMODB),
             new Row("dynamodb:DescribeTable", Rule.TABLE, SAR_DYNAMODB),
             new Row("dynamodb:Query", Rule.TABLE_OR_INDEX, SAR_DYNAMODB),
             new Row("dynamodb:Scan", Rule.TABLE_OR_INDEX, SAR_DYNAMODB),
@@ -122,17 +124,29 @@ public final class ServiceAuthorization {
         List<AuthorizedAction> out = new ArrayList<>();
         switch (row.rule()) {
             case TABLE -> out.add(new AuthorizedAction(operation, tableArn(region, required(body, "TableName", operation))));
+            case ITEM -> {
+                String table = required(body, "TableName", operation);
+                JsonNode key = body.path(operation.equals("dynamodb:PutItem") ? "Item" : "Key");
+                out.add(new AuthorizedAction(operation, tableArn(region, table), leadingKey(table, key)));
+            }
             case TABLE_OR_INDEX -> {
-                String table = tableArn(region, required(body, "TableName", operation));
+                String tableName = required(body, "TableName", operation);
+                String table = tableArn(region, tableName);
                 String index = body.path("IndexName").asText("");
-                out.add(new AuthorizedAction(operation, index.isEmpty() ? table : table + "/index/" + index));
+                // A Scan names no partition key (the key is absent on AWS too); a Query names one in its key condition.
+                LeadingKeys keys = operation.equals("dynamodb:Query")
+                        ? (index.isEmpty() ? PartitionKeyReader.ofQuery(tableName, body) : LeadingKeys.UNDETERMINED)
+                        : LeadingKeys.NONE;
+                out.add(new AuthorizedAction(operation, index.isEmpty() ? table : table + "/index/" + index, keys));
             }
             case REQUEST_ITEMS -> {
                 JsonNode items = body.path("RequestItems");
                 if (!items.isObject() || items.isEmpty()) {
                     throw new Unmapped(operation + " without RequestItems");
                 }
-                items.fieldNames().forEachRemaining(t -> out.add(new AuthorizedAction(operation, tableArn(region, t))));
+                // One question per table, with every partition key the request names there (a multivalued key).
+                items.fields().forEachRemaining(t -> out.add(new AuthorizedAction(operation, tableArn(region, t.getKey()),
+                        PartitionKeyReader.ofBatch(operation, t.getKey(), t.getValue()))));
             }
             case TRANSACT_WRITE -> transactItems(body, operation).forEach(item -> {
                 if (item.size() != 1) {
@@ -143,10 +157,15 @@ public final class ServiceAuthorization {
                 if (action == null) {
                     throw new Unmapped(operation + ": unknown TransactItem " + kind);
                 }
-                out.add(new AuthorizedAction(action, tableArn(region, required(item.get(kind), "TableName", operation))));
+                String table = required(item.get(kind), "TableName", operation);
+                // Each item is its own question, with its own key: a Put names it in Item, the others in Key.
+                JsonNode key = item.get(kind).path(kind.equals("Put") ? "Item" : "Key");
+                out.add(new AuthorizedAction(action, tableArn(region, table), leadingKey(table, key)));
             });
-            case TRANSACT_GET -> transactItems(body, operation).forEach(item ->
-                    out.add(new AuthorizedAction("dynamodb:GetItem", tableArn(region, required(item.path("Get"), "TableName", operation)))));
+            case TRANSACT_GET -> transactItems(body, operation).forEach(item -> {
+                String table = required(item.path("Get"), "TableName", operation);
+                out.add(new AuthorizedAction("dynamodb:GetItem", tableArn(region, table), leadingKey(table, item.path("Get").path("Key"))));
+            });
             case STATE_MACHINE -> out.add(new AuthorizedAction(operation, required(body, "stateMachineArn", operation)));
             case EXECUTION -> out.add(new AuthorizedAction(operation, required(body, "executionArn", operation)));
             case SECRET -> {
@@ -164,8 +183,12 @@ public final class ServiceAuthorization {
             }
             default -> throw new IllegalStateException(row.rule().toString());
         }
-        // A transaction touching one table with one action many times is one authorisation question.
+        // A transaction touching one item of one table with one action many times is one authorisation question.
         return out.stream().distinct().toList();
+    }
+
+    private static LeadingKeys leadingKey(String tableName, JsonNode keyOrItem) {
+        return PartitionKeyReader.ofItem(tableName, keyOrItem).map(v -> LeadingKeys.of(List.of(v))).orElse(LeadingKeys.UNDETERMINED);
     }
 
     private String tableArn(String region, String tableName) {

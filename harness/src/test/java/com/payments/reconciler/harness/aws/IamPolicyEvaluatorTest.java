@@ -147,6 +147,45 @@ class IamPolicyEvaluatorTest {
     }
 
     @Test
+    void leadingKeysAsAValueSetEveryValueMustBeInTheGrant() {
+        List<PolicyStatement> hold = statements("[{\"Sid\": \"H\", \"Effect\": \"Allow\", \"Action\": [\"dynamodb:GetItem\", \"dynamodb:PutItem\"], "
+                + "\"Resource\": \"" + TABLE + "\", \"Condition\": {\"ForAllValues:StringEquals\": {\"dynamodb:LeadingKeys\": [\"held#*\"]}}}]");
+        IamRequest put = IamRequest.of("dynamodb:PutItem", TABLE, ROLE);
+        IamRequest get = IamRequest.of("dynamodb:GetItem", TABLE, ROLE);
+        assertThat(evaluator.evaluate(hold, put.withValues("dynamodb:LeadingKeys", List.of("held#*"))).verdict()).isEqualTo(Verdict.ALLOW);
+        assertThat(evaluator.evaluate(hold, get.withValues("dynamodb:LeadingKeys", List.of("held#*"))).verdict()).isEqualTo(Verdict.ALLOW);
+        assertThat(evaluator.evaluate(hold, get.withValues("dynamodb:LeadingKeys", List.of("held#auth-1"))).verdict()).isEqualTo(Verdict.IMPLICIT_DENY);
+        assertThat(evaluator.evaluate(hold, put.withValues("dynamodb:LeadingKeys", List.of("auth-1"))).verdict()).isEqualTo(Verdict.IMPLICIT_DENY);
+        // One value outside the grant denies the whole set (a batch naming the hold and an authorisation).
+        assertThat(evaluator.evaluate(hold, put.withValues("dynamodb:LeadingKeys", List.of("held#*", "auth-1"))).verdict())
+                .isEqualTo(Verdict.IMPLICIT_DENY);
+        // Known-bad: an empty set would pass "every value matches" vacuously (as IAM passes an absent key); the evaluator denies.
+        assertThat(evaluator.evaluate(hold, put.withValues("dynamodb:LeadingKeys", List.of())).verdict()).isEqualTo(Verdict.IMPLICIT_DENY);
+    }
+
+    @Test
+    void anUndeterminedKeyNeverAllowsThroughAConditionOnIt() {
+        List<PolicyStatement> hold = statements("[{\"Sid\": \"H\", \"Effect\": \"Allow\", \"Action\": \"dynamodb:PutItem\", \"Resource\": \"" + TABLE
+                + "\", \"Condition\": {\"ForAllValues:StringEquals\": {\"dynamodb:LeadingKeys\": [\"held#*\"]}}}]");
+        IamRequest undetermined = IamRequest.of("dynamodb:PutItem", TABLE, ROLE).withUndetermined("dynamodb:LeadingKeys");
+        assertThat(evaluator.evaluate(hold, undetermined).verdict()).as("Allow: its condition fails").isEqualTo(Verdict.IMPLICIT_DENY);
+        // In a Deny the same key makes the condition hold: a negated operator would otherwise let an unknown key slip past it.
+        List<PolicyStatement> denyOthers = statements("[{\"Sid\": \"A\", \"Effect\": \"Allow\", \"Action\": \"dynamodb:PutItem\", \"Resource\": \"" + TABLE
+                + "\"}, {\"Sid\": \"D\", \"Effect\": \"Deny\", \"Action\": \"dynamodb:PutItem\", \"Resource\": \"" + TABLE
+                + "\", \"Condition\": {\"StringNotEquals\": {\"dynamodb:LeadingKeys\": \"held#*\"}}}]");
+        assertThat(evaluator.evaluate(denyOthers, undetermined).verdict()).as("Deny: its condition holds").isEqualTo(Verdict.EXPLICIT_DENY);
+        assertThat(evaluator.evaluate(denyOthers, IamRequest.of("dynamodb:PutItem", TABLE, ROLE).withValues("dynamodb:LeadingKeys", List.of("held#*")))
+                .verdict()).as("the hold key passes the Deny").isEqualTo(Verdict.ALLOW);
+        assertThat(evaluator.evaluate(denyOthers, IamRequest.of("dynamodb:PutItem", TABLE, ROLE).withValues("dynamodb:LeadingKeys", List.of("auth-1")))
+                .verdict()).as("another key is denied").isEqualTo(Verdict.EXPLICIT_DENY);
+        // A single-valued operator over several values is not modelled: the safe way, as for an undetermined key.
+        assertThat(evaluator.evaluate(denyOthers, IamRequest.of("dynamodb:PutItem", TABLE, ROLE)
+                .withValues("dynamodb:LeadingKeys", List.of("held#*", "held#*2"))).verdict()).isEqualTo(Verdict.EXPLICIT_DENY);
+        // A statement without a condition on the key is unaffected by it.
+        assertThat(evaluator.evaluate(denyOthers.subList(0, 1), undetermined).verdict()).isEqualTo(Verdict.ALLOW);
+    }
+
+    @Test
     void anUnknownConditionOperatorFailsLoudlyInsteadOfAllowing() {
         assertThatThrownBy(() -> statements("[{\"Effect\": \"Allow\", \"Action\": \"*\", \"Resource\": \"*\", "
                 + "\"Condition\": {\"NumericLessThan\": {\"aws:MultiFactorAuthAge\": \"3600\"}}}]"))
