@@ -25,6 +25,13 @@ import java.util.Optional;
  *   <li>{@value #SAR_SECRETS}: GetSecretValue and DescribeSecret on Secret (the full ARN, also when the
  *       request names the secret by name).</li>
  * </ul>
+ *
+ * <p>Each DynamoDB item action also carries the partition key values it touches ({@link LeadingKeys}, the request context's
+ * {@code dynamodb:LeadingKeys}; DynamoDB Developer Guide, "Using IAM policy conditions for fine-grained access control"):
+ * GetItem, UpdateItem, DeleteItem the {@code Key}'s, PutItem the {@code Item}'s; a table Query the equality on the partition
+ * key in its key condition; BatchGetItem and BatchWriteItem every key they name on each table (one question per table, a
+ * multivalued key); a transaction's items each their own (one question per item). Scan and DescribeTable name none.
+ * The attribute is the table's schema's ({@link PartitionKeyReader}); what it cannot read is undetermined.
  */
 public final class ServiceAuthorization {
 

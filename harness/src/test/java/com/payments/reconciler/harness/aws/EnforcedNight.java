@@ -63,6 +63,11 @@ final class EnforcedNight implements AutoCloseable {
 
     /** Seeds the data, delivers the schedule event twice (as Scheduler may) and follows the execution to its end. */
     Night run(int authorisations, long seed) {
+        return run(authorisations, seed, () -> { });
+    }
+
+    /** As {@link #run(int, long)}, with {@code beforeSchedule} run once the data is ingested (e.g. a dead-lettered message). */
+    Night run(int authorisations, long seed, Runnable beforeSchedule) {
         NightWindow input = CONFIG.nightFor(WINDOW);
         recorder.clear();
         // The platform's side as deployed: the data as events, through the ingestion queue and IngestEvents in its sandbox,
@@ -77,6 +82,7 @@ final class EnforcedNight implements AutoCloseable {
                 throw new IllegalStateException("the night's data was not ingested cleanly: " + tally);
             }
         }
+        beforeSchedule.run();
         String scheduledTime = input.windowStart().toString();
         StartResult first = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);
         StartResult second = LocalRun.deliverScheduleEvent(pipeline, scheduledTime);

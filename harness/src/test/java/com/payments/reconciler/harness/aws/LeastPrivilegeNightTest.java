@@ -77,7 +77,7 @@ class LeastPrivilegeNightTest {
                     "SQS encrypts the refused event with the sender's permissions (kms:ViaService sqs), on the failure path above"),
             new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of(com.payments.reconciler.cdk.DataAccess.NIGHT_WIDE_HOLD_SID),
                     "dead-letter path: ReconcilePage and DeliverCommands read held#* only after a non-zero dead-letter depth "
-                            + "(NightWideHold); a clean night's dead-letter queue is empty"),
+                            + "(NightWideHold); a clean night's dead-letter queue is empty (a dead-lettered night: NightWideHoldEnforcedNightTest)"),
             new LeastPrivilegeProof.Allowance("dynamodb:PutItem", Optional.of(com.payments.reconciler.cdk.DataAccess.NIGHT_WIDE_HOLD_SID),
                     "dead-letter path: they record held#* (fenced) only after a non-zero dead-letter depth with no hold stored"),
             new LeastPrivilegeProof.Allowance("dynamodb:GetItem", Optional.of("LeasesTable"),
