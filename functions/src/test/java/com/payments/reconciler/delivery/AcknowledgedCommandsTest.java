@@ -1,11 +1,6 @@
 package com.payments.reconciler.delivery;
 
-import com.payments.reconciler.ingest.EventDecoder;
-import com.payments.reconciler.ingest.EventIngestion;
 import com.payments.reconciler.ingest.IngestOutcome;
-import com.payments.reconciler.ingest.IngestStore;
-import com.payments.reconciler.ingest.IngestionDecision;
-import com.payments.reconciler.ingest.ProviderOutcomes;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
 import com.payments.reconciler.store.Tables.ReleaseCommands;
@@ -111,11 +106,7 @@ class AcknowledgedCommandsTest {
         op = world.command(lease, id -> Optional.of("PAY1"), "auth-1").getFirst();
         world.invoke(world.handler(world.fixedGuard(), 1, command -> answer), lease, 0, null, context);
         assertThat(world.status(op)).isEqualTo(ReleaseCommands.STATUS_ACKNOWLEDGED);
-        EventIngestion ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
-                new IngestStore(world.dynamo, engine.tables().authorisations(), engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)),
-                world.clock);
-        return ingestion.ingest("""
+        return world.outcomeIngestion().ingest("""
                 {"version":2,"type":"provider.outcome","eventId":"adyen-CANCEL1-success","authorisationId":"auth-1",\
                 "operationId":"%s","provider":"adyen","requestReference":"CANCEL1","paymentReference":"PAY1",\
                 "success":true,"occurredAt":"2026-12-06T04:00:00+01:00"}""".formatted(op));

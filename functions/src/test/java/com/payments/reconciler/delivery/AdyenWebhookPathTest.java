@@ -1,11 +1,7 @@
 package com.payments.reconciler.delivery;
 
-import com.payments.reconciler.ingest.EventDecoder;
 import com.payments.reconciler.ingest.EventIngestion;
 import com.payments.reconciler.ingest.IngestOutcome;
-import com.payments.reconciler.ingest.IngestStore;
-import com.payments.reconciler.ingest.IngestionDecision;
-import com.payments.reconciler.ingest.ProviderOutcomes;
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.AdyenFake;
 import com.payments.reconciler.local.provider.PerformedRelease;
@@ -16,7 +12,6 @@ import com.payments.reconciler.webhook.AdyenSignature;
 import com.payments.reconciler.webhook.AdyenWebhookReceiver;
 import com.payments.reconciler.workflow.EmfMetrics;
 import com.payments.reconciler.workflow.Timing;
-import java.time.Clock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,9 +85,7 @@ class AdyenWebhookPathTest {
         AdyenFake.Sent sent = adyen.deliverWebhooks(body -> receiver.receive(body).status(), Duration.ofMinutes(1).toMillis(), 0.5, true);
         assertThat(sent.forged()).isEqualTo(1);
 
-        EventIngestion ingestion = new EventIngestion(new EventDecoder(), new IngestionDecision(1),
-                new IngestStore(world.dynamo, engine.tables().authorisations(), engine.tables().settlements(), DeliveryWorld.NO_WAIT),
-                Optional.of(new ProviderOutcomes(world.dynamo, engine.tables().releaseCommands(), DeliveryWorld.NO_WAIT, world.clock)), Clock.systemUTC());
+        EventIngestion ingestion = world.outcomeIngestion();
         List<String> reordered = new ArrayList<>(queue);
         Collections.reverse(reordered);
         reordered.addAll(queue);

@@ -80,6 +80,15 @@ final class DeliveryWorld implements AutoCloseable {
         return ((AcquireResult.Acquired) result).lease().token();
     }
 
+    /** IngestEvents' event path over this world's tables, with provider outcomes on (the webhook's events). */
+    com.payments.reconciler.ingest.EventIngestion outcomeIngestion() {
+        return new com.payments.reconciler.ingest.EventIngestion(new com.payments.reconciler.ingest.EventDecoder(),
+                new com.payments.reconciler.ingest.IngestionDecision(1),
+                new com.payments.reconciler.ingest.IngestStore(dynamo, engine.tables().authorisations(), engine.tables().settlements(), NO_WAIT),
+                Optional.of(new com.payments.reconciler.ingest.ProviderOutcomes(dynamo, engine.tables().releaseCommands(), NO_WAIT, clock)),
+                clock);
+    }
+
     /** Authorises and decides a release for each id, through the fenced path, 1 ms apart (index order). */
     List<String> command(LeaseToken lease, String... authorisationIds) {
         return command(lease, id -> Optional.empty(), authorisationIds);
