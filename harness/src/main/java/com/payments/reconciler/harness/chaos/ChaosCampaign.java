@@ -503,7 +503,7 @@ public final class ChaosCampaign {
                 reruns++;
                 complete = audit(pipeline, input, true);
             }
-            if (lostHold != null && escalated(pipeline).contains(Candidate.operationIdFor(lostHold))) {
+            if (lostHold != null && withStatus(pipeline, List.of(Tables.ReleaseCommands.STATUS_ESCALATED)).contains(Candidate.operationIdFor(lostHold))) {
                 // What the operator's run after providerOutcomeTimeout did for the notification that never came.
                 faults.merge("webhook-lost-escalated", 1L, Long::sum);
             }
@@ -583,17 +583,15 @@ public final class ChaosCampaign {
         pipeline.adyen().ifPresentOrElse(fake -> fake.throttleNext(requests, retryAfter), () -> pipeline.provider().throttleNext(requests, retryAfter));
     }
 
-    /** The operation ids of the commands a person now holds as ESCALATED. */
-    private static List<String> escalated(LocalPipeline pipeline) {
-        return StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()).of(Tables.ReleaseCommands.SCHEMA).stream()
-                .filter(c -> Tables.ReleaseCommands.STATUS_ESCALATED.equals(c.get(Tables.ReleaseCommands.STATUS).s()))
-                .map(c -> c.get(Tables.ReleaseCommands.OPERATION_ID).s()).sorted().toList();
-    }
-
     /** The operation ids of the commands waiting ACKNOWLEDGED for their provider outcome. */
     private static List<String> acknowledged(LocalPipeline pipeline) {
+        return withStatus(pipeline, Tables.ReleaseCommands.AWAITING_OUTCOME);
+    }
+
+    /** The operation ids of the commands whose status is one of {@code statuses}, in order. */
+    private static List<String> withStatus(LocalPipeline pipeline, java.util.Collection<String> statuses) {
         return StoreSnapshot.scan(pipeline.dynamo(), pipeline.tables()).of(Tables.ReleaseCommands.SCHEMA).stream()
-                .filter(c -> Tables.ReleaseCommands.AWAITING_OUTCOME.contains(c.get(Tables.ReleaseCommands.STATUS).s()))
+                .filter(c -> statuses.contains(c.get(Tables.ReleaseCommands.STATUS).s()))
                 .map(c -> c.get(Tables.ReleaseCommands.OPERATION_ID).s()).sorted().toList();
     }
 
