@@ -127,9 +127,10 @@ public final class WritePause implements ExecutionInterceptor {
 
     /** Lets the held write go on; true the first time (when it was still held back). */
     public boolean resume() {
-        boolean first = resumed.compareAndSet(false, true);
+        // Read before letting go: once released, the write may be answered (and holding cleared) before this returns.
+        boolean heldBack = resumed.compareAndSet(false, true) && holding.get();
         resume.countDown();
-        return first && holding.get();
+        return heldBack;
     }
 
     /** Whether the write is held or, once resumed, not yet answered. */
