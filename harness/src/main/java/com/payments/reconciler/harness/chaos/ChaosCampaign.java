@@ -5,6 +5,7 @@ import com.payments.reconciler.delivery.ProviderAdapters;
 import com.payments.reconciler.audit.InvariantAudit;
 import com.payments.reconciler.audit.StoreSnapshot;
 import com.payments.reconciler.cli.operator.ExecutionFollower;
+import com.payments.reconciler.harness.local.FailedRunLease;
 import com.payments.reconciler.harness.local.InvocationHook;
 import com.payments.reconciler.harness.local.LocalPipeline;
 import com.payments.reconciler.harness.local.LocalRun;
@@ -492,7 +493,7 @@ public final class ChaosCampaign {
                     trace.add("operator's next run comes after providerOutcomeTimeout (clock advanced " + ProviderOutcomeTimeout.DEFAULT.timeout()
                             + " + 1 min) for " + acknowledged(pipeline) + " still ACKNOWLEDGED");
                 }
-                Duration leaseWait = awaitLeaseExpiry(pipeline, clock);
+                Duration leaseWait = FailedRunLease.waitOut(pipeline, clock);
                 if (!leaseWait.isZero()) {
                     trace.add("operator waits " + leaseWait.toSeconds() + " s (clock advanced) for the failed run's lease to expire");
                 }
@@ -824,24 +825,6 @@ public final class ChaosCampaign {
         return Math.max(0, wait);
     }
 
-    /**
-     * A failed run keeps its lease (so that a redrive can renew it: docs/decisions.md, Redrive); the runbook's
-     * rerun waits until it has expired, or AcquireLease's bounded wait may end LeaseHeldByAnotherRun.
-     */
-    private static Duration awaitLeaseExpiry(LocalPipeline pipeline, ShiftableClock clock) {
-        Map<String, AttributeValue> lease = pipeline.dynamo().getItem(b -> b.tableName(pipeline.tables().leases()).consistentRead(true)
-                .key(Map.of(Leases.LEASE_NAME, AttributeValue.fromS(EnvVars.DEFAULT_LEASE_NAME)))).item();
-        if (lease == null || !lease.containsKey(Leases.OWNER)) {
-            return Duration.ZERO;
-        }
-        long remaining = Attr.numberOr(lease, Leases.EXPIRES_AT, 0) - clock.millis();
-        if (remaining < 0) {
-            return Duration.ZERO;
-        }
-        Duration wait = Duration.ofMillis(remaining).plusSeconds(1);
-        clock.advance(wait);
-        return wait;
-    }
 
     private static boolean awaitPausedOrClosed(LocalPipeline pipeline, WritePause pause, String executionArn) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);

@@ -14,6 +14,7 @@ import com.payments.reconciler.harness.local.LocalRun;
 import com.payments.reconciler.harness.local.OutboxTally;
 import com.payments.reconciler.harness.local.PipelineEvidence;
 import com.payments.reconciler.harness.local.RequestCounter;
+import com.payments.reconciler.harness.local.FailedRunLease;
 import com.payments.reconciler.harness.local.ShiftableClock;
 import com.payments.reconciler.harness.report.ExecutionCounts;
 import com.payments.reconciler.harness.report.FencedRefusals;
@@ -386,6 +387,7 @@ public final class MultiNightRun {
                 RequestLedger.Snapshot scheduledUnits = units.snapshot();
                 double wallSeconds = (System.nanoTime() - started) / 1e9;
                 if (night == rerunNight) {
+                    waitOutFailedLease(pipeline, clock, followed.getLast());
                     StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
                             .startRerun(window, input.executionInput(), false);
                     console.accept("operator reruns " + window + " as " + rerun.executionName());
@@ -492,6 +494,7 @@ public final class MultiNightRun {
                 clock.instant());
         console.accept("operator approves " + window + ": " + approval + " (commands of the window " + commanded.size()
                 + ", performed by the provider so far " + before + ")");
+        waitOutFailedLease(pipeline, clock, followed.getLast());
         StartResult rerun = new WindowStarter(pipeline.sfn(), pipeline.stateMachineArn(), new EmfMetrics(clock, "cli", line -> { }))
                 .startRerun(window, input, false);
         console.accept("operator reruns " + window + " after the approval as " + rerun.executionName());
@@ -598,6 +601,16 @@ public final class MultiNightRun {
         console.accept("  " + ExecutionName.lastSegmentOf(executionArn) + " " + result.status()
                 + result.error().map(e -> " (" + e + ")").orElse(""));
         return result;
+    }
+
+    /** As the runbook says: a rerun of a failed night starts once the failed run's lease has expired. */
+    private void waitOutFailedLease(LocalPipeline pipeline, ShiftableClock clock, ExecutionFollower.Followed last) {
+        if (!last.succeeded()) {
+            Duration waited = FailedRunLease.waitOut(pipeline, clock);
+            if (!waited.isZero()) {
+                console.accept("operator waits " + waited.toSeconds() + " s (on the run's clock) for the failed run's lease to expire");
+            }
+        }
     }
 
     /** Moves the run's clock to {@code at}: the harness's time, read by the platform, the handlers and the provider. */

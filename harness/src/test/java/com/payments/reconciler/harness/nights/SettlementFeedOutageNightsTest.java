@@ -52,7 +52,8 @@ class SettlementFeedOutageNightsTest {
         assertThat(second.counts().delivered()).isEqualTo(second.counts().releaseRequested());
         assertThat(report.invariants()).as("I1-I5 on every night and across, I3 against what was published").doesNotContainValue(false);
         assertThat(report.feedOutageRecovered()).isTrue();
-        assertThat(console).anyMatch(line -> line.contains("settlement publisher stopped")).anyMatch(line -> line.contains("publisher resumed"));
+        assertThat(console).anyMatch(line -> line.contains("settlement publisher stopped")).anyMatch(line -> line.contains("publisher resumed"))
+                .anyMatch(line -> line.contains("for the failed run's lease to expire"));
     }
 
     /** Known-bad: a first night that succeeded (released on the stale feed), or failed otherwise, does not meet the scenario. */
