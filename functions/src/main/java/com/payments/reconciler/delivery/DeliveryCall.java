@@ -21,8 +21,8 @@ import java.util.concurrent.Executors;
 
 /**
  * One DeliverCommands call for one shard, on its coordinating thread (docs/design.md §6): renews the lease, plans the
- * shard at its first call ({@link ShardPlan}), reads its PENDING commands in pages, and in rounds of up to the
- * parallelism takes the slots, makes sure the round's facts are fresh ({@link FreshFacts}: settlements and ends, read
+ * shard at its first call ({@link ShardPlan}), reads its PENDING commands in pages, and in rounds of up to its slots (the
+ * parallelism within its share of the quota) takes the slots, makes sure the round's facts are fresh ({@link FreshFacts}: settlements and ends, read
  * for many commands at once), ends the commands not to send ({@link UnsentCommand})
  * and hands the others to the {@link CommandSender} as {@link DeliverySlots} free up; the answers are marked through {@link AnswerMarks}. The shared
  * state of the call is its {@link DeliveryFailures}, its {@link SendingRate} and its marks.
@@ -39,6 +39,11 @@ final class DeliveryCall {
     private final Deadline deadline;
     /** This call's part of the night's provider quota: its rate, and its concurrency as the slots. */
     private final ProviderQuota.Share share;
+    /**
+     * The slots, and so the size of a round: a round holds a slot for each of its commands before any is sent, so a round
+     * larger than the slots would wait forever for a slot only a sent command gives back.
+     */
+    private final int concurrency;
     private final DeliverySlots slots;
     private final DeliveryFailures failures = new DeliveryFailures();
     private final LeaseRenewals renewals;
@@ -63,7 +68,8 @@ final class DeliveryCall {
         this.deadline = Deadline.of(context);
         this.share = services.pacing().quota().share(Math.min(request.window().shards(), Timing.DELIVERY_MAP_CONCURRENCY));
         this.renewals = new LeaseRenewals(services.leases(), request.lease(), clock, failures);
-        this.slots = new DeliverySlots(Math.min(services.parallelism(), share.maxConcurrentRequests()), renewals, failures);
+        this.concurrency = Math.min(services.parallelism(), share.maxConcurrentRequests());
+        this.slots = new DeliverySlots(concurrency, renewals, failures);
         this.writer = services.writer().forInvocation(context);
         this.marks = new AnswerMarks(writer, request.lease(), clock, services.metrics(), failures);
         this.facts = new FreshFacts(services.facts(), clock, Timing.FACTS_MAX_AGE);
@@ -204,7 +210,6 @@ final class DeliveryCall {
 
     /** Returns whether every pending command of the shard was started. */
     private boolean dispatchAll(ExecutorService workers) {
-        int parallelism = services.parallelism();
         Map<String, AttributeValue> startKey = Map.of();
         while (canStart()) {
             PendingCommands.Page page = services.commands().page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
@@ -212,8 +217,8 @@ final class DeliveryCall {
             List<PendingCommand> read = page.commands();
             recordFirstAttempts(read);
             facts.expect(read);
-            for (int from = 0; from < read.size(); from += parallelism) {
-                if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + parallelism)))) {
+            for (int from = 0; from < read.size(); from += concurrency) {
+                if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + concurrency)))) {
                     return false;
                 }
             }
@@ -226,7 +231,7 @@ final class DeliveryCall {
     }
 
     /**
-     * One round of up to the parallelism's commands. The slots are taken first and the round's facts made fresh after
+     * One round of up to {@link #concurrency} commands. The slots are taken first and the round's facts made fresh after
      * (read only when older than {@link Timing#FACTS_MAX_AGE}, together with the commands to come), so a command that
      * settled or ended is not even started; each request checks its facts again before it leaves ({@link CommandSender}).
      * Then each command is sent, or ends here. False once the call may start no more.

@@ -2,6 +2,7 @@ package com.payments.reconciler.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.payments.reconciler.lease.LeaseToken;
 import com.payments.reconciler.local.provider.SimulatedProvider;
@@ -89,6 +90,29 @@ class DeliveryCapacityTest {
             assertThat(next.totals().delivered()).isEqualTo(10);
             assertThat(next.totals().backlogLeft()).isZero();
             assertThat(w.effects()).hasSize(30).allSatisfy(effect -> assertThat(effect.performed()).isEqualTo(1));
+        }
+    }
+
+    /**
+     * A quota whose concurrency leaves a call fewer slots than its parallelism (4 concurrent requests, 8 threads). A round
+     * used to be the parallelism's commands, each holding a slot before any was sent: the fifth waited for a slot only a
+     * sent command gives back, and every call hung, renewing its lease, to its timeout with nothing sent (a local night at
+     * 8 concurrent requests over 4 shards delivered 0 of 1,712). The timeout below only turns that hang into a failure.
+     */
+    @Test
+    void aConcurrencyShareBelowTheParallelismStillDeliversEveryCommand(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            w.command(lease, ids(12));
+            ProviderQuota fewSlots = new ProviderQuota(40, Timing.DELIVERY_MAP_CONCURRENCY);
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 8, w.client(), new DeliveryPacing(fewSlots, w.clock::advance));
+
+            DeliveryBatch result = assertTimeoutPreemptively(Duration.ofMinutes(2),
+                    () -> w.invoke(handler, lease, 0, null, w.clock.instant(), new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT)));
+
+            assertThat(result.more()).isFalse();
+            assertThat(result.totals().delivered()).isEqualTo(12);
+            assertThat(w.effects()).hasSize(12).allSatisfy(effect -> assertThat(effect.performed()).isEqualTo(1));
         }
     }
 

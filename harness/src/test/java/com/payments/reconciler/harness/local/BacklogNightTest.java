@@ -43,6 +43,8 @@ class BacklogNightTest {
         RunReport report = outcome.report();
         assertThat(report.execution().status()).isEqualTo("SUCCEEDED");
         assertThat(report.counts().backlogLeft()).as("at 8 requests/s, ~1,800 releases cannot fit in 30 s").isPositive();
+        // 8 concurrent requests over 4 shards leave each call 2 slots for its 8 threads: what fits is still delivered.
+        assertThat(report.counts().delivered()).as("what fits in the budget is delivered").isPositive();
         assertThat(report.counts().delivered() + report.counts().backlogLeft()).isEqualTo(report.counts().releaseRequested());
         assertThat(report.invariants()).as("the declared backlog is checked against the tables, the rest as always")
                 .containsOnlyKeys("I1", "I2", "I3", "I4", "I5").doesNotContainValue(false);
