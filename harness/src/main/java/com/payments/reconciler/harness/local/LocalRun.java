@@ -19,6 +19,7 @@ import com.payments.reconciler.harness.ingest.MappingSpec;
 import com.payments.reconciler.harness.ingest.PlatformFeed;
 import com.payments.reconciler.harness.report.ExecutionCounts;
 import com.payments.reconciler.harness.report.FencedRefusals;
+import com.payments.reconciler.harness.report.NightPhases;
 import com.payments.reconciler.harness.report.RunReport;
 import com.payments.reconciler.harness.report.StateDump;
 import com.payments.reconciler.harness.report.WouldRelease;
@@ -180,6 +181,7 @@ public final class LocalRun {
                 .withProviderQuota(options.providerQuota())
                 .withEnv(options.providerKeyRetention().orElse(ProviderKeyRetention.DEFAULT).environment())
                 .withEnv(Map.of(EnvVars.PROVIDER_ADAPTER, options.provider().contextValue()));
+        long runStarted = System.nanoTime();
         try (LocalPipeline pipeline = LocalPipeline.start(pipelineOptions)) {
             NightWindow input = options.config().nightFor(options.window());
             console.accept("window " + options.window() + ": cutoff " + input.cutoff() + " (window start " + input.windowStart()
@@ -190,6 +192,7 @@ public final class LocalRun {
             List<String> platformEvents = new ArrayList<>();
             String refusedSettlementOf = null; // dead-lettered-settlement: the authorisation whose settlement was refused
             List<EventOutcomes.Entry> perEvent = List.of();
+            long ingestionStarted = System.nanoTime();
             try (LocalIngestQueue queue = LocalIngestQueue.create(pipeline.engineEndpoint(), LOCAL_QUEUE_PREFIX, localMapping(options.hosting()))) {
                 PlatformFeed feed = ingestionFeed(queue, pipeline);
                 if (options.events().isPresent()) {
@@ -229,6 +232,7 @@ public final class LocalRun {
                             + expected.dueAndSettled() + " of them settled), " + expected.young() + " younger (" + events.ends() + " of them voided or expired)");
                 }
             }
+            long ingestionEnded = System.nanoTime();
             console.accept("ingested " + ingestion.published() + " events through the queue and IngestEvents (" + ingestion.invocations()
                     + " invocations): " + ingestion.accepted() + " accepted, " + ingestion.duplicates() + " duplicates, "
                     + ingestion.rejected() + " rejected, " + ingestion.deadLettered() + " dead-lettered");
@@ -323,8 +327,11 @@ public final class LocalRun {
                     console.accept("what the dry run would release in " + dir.resolve(WouldRelease.FILE));
                 }
             });
+            RunReport.Phases phases = new RunReport.Phases(seconds(runStarted, ingestionStarted), seconds(ingestionStarted, ingestionEnded),
+                    NightPhases.of(last.events()));
             RunReport report = report(suppressed, expected, followed, pipeline, requests, effects, audit,
-                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals(), webhooks);
+                    OutboxTally.of(snapshot, options.window().toString()), ingestion, wouldRelease.size(), pipeline.writeLog().refusals(), webhooks,
+                    phases);
             return new Outcome(report, List.copyOf(followed), expected, audit, findings);
         }
     }
@@ -516,7 +523,7 @@ public final class LocalRun {
     private RunReport report(int suppressed, SyntheticData.Expected expected, List<ExecutionFollower.Followed> followed,
                              LocalPipeline pipeline, RequestCounter requests, List<ProviderEffect> effects, InvariantAudit.Report audit,
                              OutboxTally outbox, PlatformFeed.Tally ingestion, long wouldRelease, List<WriteLog.Refusal> refusals,
-                             RunReport.Webhooks webhooks) {
+                             RunReport.Webhooks webhooks, RunReport.Phases phases) {
         String leases = pipeline.tables().leases();
         List<ExecutionCounts> executions = followed.stream()
                 .map(f -> ExecutionCounts.of(f, FencedRefusals.countFor(refusals, leases, ExecutionName.lastSegmentOf(f.executionArn()))))
@@ -539,7 +546,11 @@ public final class LocalRun {
                 audit.invariants(), pipeline.hostingLabel(), provider(pipeline, summary.path("delivery"), options.provider(), webhooks),
                 new RunReport.Ingestion(ingestion.published(), ingestion.accepted(), ingestion.duplicates(), ingestion.rejected(),
                         ingestion.deadLettered(), ingestion.receives(), ingestion.invocations()),
-                executions);
+                executions, phases);
+    }
+
+    private static double seconds(long fromNanos, long toNanos) {
+        return Math.round((toNanos - fromNanos) / 1e6) / 1000.0;
     }
 
     /**

@@ -1,6 +1,7 @@
 package com.payments.reconciler.harness.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.payments.reconciler.harness.report.NightPhases;
 import com.payments.reconciler.workflow.Json;
 import java.io.IOException;
 import java.time.Clock;
@@ -17,10 +18,6 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  * report themselves: each page's history line carries its counts.
  */
 final class NightProgress {
-
-    /** The delivery state of the shipped ASL (a Map over the shards), and the task whose output totals the releases. */
-    static final String DELIVERY_STATE = "DeliverReleases";
-    static final String PAGE_STATE = "ReconcilePage";
 
     private final Clock clock;
     private final Consumer<String> console;
@@ -47,12 +44,12 @@ final class NightProgress {
     }
 
     void on(HistoryEvent event) {
-        if (event.stateExitedEventDetails() != null && PAGE_STATE.equals(event.stateExitedEventDetails().name())) {
+        if (event.stateExitedEventDetails() != null && NightPhases.PAGE_STATE.equals(event.stateExitedEventDetails().name())) {
             requested = releaseRequested(event.stateExitedEventDetails().output());
-        } else if (event.stateEnteredEventDetails() != null && DELIVERY_STATE.equals(event.stateEnteredEventDetails().name())) {
+        } else if (event.stateEnteredEventDetails() != null && NightPhases.DELIVERY_STATE.equals(event.stateEnteredEventDetails().name())) {
             delivery = plan.apply(requested);
             lines = new ProgressLines(clock, console);
-        } else if (event.stateExitedEventDetails() != null && DELIVERY_STATE.equals(event.stateExitedEventDetails().name())) {
+        } else if (event.stateExitedEventDetails() != null && NightPhases.DELIVERY_STATE.equals(event.stateExitedEventDetails().name())) {
             delivery = null;
         }
     }

@@ -21,7 +21,6 @@ public record ExecutionCounts(String name, String status, String error, long can
                               long skippedSettled, long skippedStale, long candidatesRead, long fencedRefusals, long heldForFeed) {
 
     /** The shipped workflow's task state that runs ReconcilePage (ExecutionCountsTest reads the definition). */
-    static final String RECONCILE_PAGE_STATE = "ReconcilePage";
 
     public static ExecutionCounts of(ExecutionFollower.Followed followed, long fencedRefusals) {
         JsonNode decided = followed.output().map(ExecutionCounts::read).map(summary -> summary.path("reconcile"))
@@ -37,7 +36,7 @@ public record ExecutionCounts(String name, String status, String error, long can
         JsonNode totals = Json.mapper().createObjectNode();
         for (HistoryEvent event : events) {
             var exited = event.stateExitedEventDetails();
-            if (exited != null && RECONCILE_PAGE_STATE.equals(exited.name())) {
+            if (exited != null && NightPhases.PAGE_STATE.equals(exited.name())) {
                 totals = read(exited.output()).path("page").path("totals");
             }
         }

@@ -15,10 +15,24 @@ import java.util.Map;
  * when it failed or was superseded) and every fenced refusal the engine made, whichever execution it refused.
  */
 public record RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
-                        String engine, Provider provider, Ingestion ingestion, List<ExecutionCounts> executions) {
+                        String engine, Provider provider, Ingestion ingestion, List<ExecutionCounts> executions, Phases phases) {
 
     public RunReport {
         executions = List.copyOf(executions);
+    }
+
+    /** Without phases: a night of a multi-night series, whose time the series reports on its own. */
+    public RunReport(String window, Execution execution, Counts counts, Cost cost, Map<String, Boolean> invariants,
+                     String engine, Provider provider, Ingestion ingestion, List<ExecutionCounts> executions) {
+        this(window, execution, counts, cost, invariants, engine, provider, ingestion, executions, null);
+    }
+
+    /**
+     * Where a local run's wall time went, in seconds: starting the engines, the functions' sandboxes and the provider
+     * (to the first event published); publishing and ingesting the events; and the last execution's phases from its
+     * history ({@link NightPhases}).
+     */
+    public record Phases(double startUpSeconds, double ingestionSeconds, NightPhases night) {
     }
 
     public record Execution(String name, String status, int duplicateStartsSuppressed) {

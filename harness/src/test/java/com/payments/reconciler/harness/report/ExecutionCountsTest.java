@@ -74,7 +74,7 @@ class ExecutionCountsTest {
     @Test
     void theStateItReadsIsTheShippedWorkflowsReconcilePageTask() throws Exception {
         JsonNode state = Json.mapper().readTree(WorkflowDefinition.class.getResourceAsStream(WorkflowDefinition.RESOURCE))
-                .path("States").path(ExecutionCounts.RECONCILE_PAGE_STATE);
+                .path("States").path(NightPhases.PAGE_STATE);
         assertThat(state.path("Type").asText()).isEqualTo("Task");
         assertThat(state.path("ResultPath").asText()).as("the page state the totals are read from").isEqualTo("$.page");
         assertThat(state.toString()).contains("ReconcilePage");
