@@ -8,6 +8,7 @@ import software.amazon.awscdk.services.kms.IKey;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.amazon.awscdk.services.sqs.RedriveAllowPolicy;
+import software.amazon.awscdk.services.sqs.RedrivePermission;
 import software.constructs.Construct;
 
 /**
@@ -25,15 +26,20 @@ final class DeadLetterQueues {
         return create(scope, id, queueName, keys.telemetry(), retention, whatFails);
     }
 
-    /** With the key of the records it will hold; any queue of the account may name it as its dead-letter queue (SQS's default). */
+    /**
+     * With the key of the records it will hold. Its records are sent to it by a service (Scheduler, Lambda), never moved
+     * by a source queue's redrive policy, so no queue may name it as its dead-letter queue: without a
+     * {@code RedriveAllowPolicy}, SQS lets any queue of the account and Region do it, and another queue's failures would
+     * count in its alarm.
+     */
     static Queue create(Construct scope, String id, String queueName, IKey key, Duration retention, String whatFails) {
-        return create(scope, id, queueName, key, retention, whatFails, null);
+        return create(scope, id, queueName, key, retention, whatFails,
+                RedriveAllowPolicy.builder().redrivePermission(RedrivePermission.DENY_ALL).build());
     }
 
     /**
      * With the key of the records it will hold (the ingestion queue's dead letters are business events: the data key) and
-     * {@code redriveAllowPolicy}, which source queues may name it as their dead-letter queue (null: SQS's default, any
-     * queue of the account and Region).
+     * {@code redriveAllowPolicy}, which source queues may name it as their dead-letter queue.
      */
     static Queue create(Construct scope, String id, String queueName, IKey key, Duration retention, String whatFails,
                         RedriveAllowPolicy redriveAllowPolicy) {

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Which queues may name the ingestion queues as their dead-letter queue (the SQS {@code RedriveAllowPolicy}; without one,
  * SQS lets any queue of the account and Region do it). The dead-letter queue: the ingestion queue only, else another
  * queue's failures would hold every night. The refused-events queue: no queue, else messages SQS moved there would be
- * named by no hold and counted by no night. Known-bad twins: the queues without a policy, with {@code allowAll}, and
+ * named by no hold and counted by no night. The schedule's dead-letter queue and StartWindow's failures queue: no queue
+ * either (services send to them). Known-bad twins: the queues without a policy, with {@code allowAll}, and
  * the dead-letter queue allowing another queue.
  */
 class RedriveAllowPolicyTest {
@@ -32,6 +33,13 @@ class RedriveAllowPolicyTest {
     @Test
     void noQueueMayDeadLetterIntoTheRefusedEventsQueue() {
         assertThat(denied(properties(synth.stack.ingestion().refusedQueue()))).isEmpty();
+    }
+
+    /** Scheduler and Lambda send to these; a source queue naming either would put its failures in that queue's alarm. */
+    @Test
+    void noQueueMayDeadLetterIntoTheScheduleOrStartWindowFailureQueues() {
+        assertThat(denied(properties(synth.stack.schedule().deadLetterQueue()))).isEmpty();
+        assertThat(denied(properties(synth.stack.startWindowInvocation().failures()))).isEmpty();
     }
 
     @Test
