@@ -124,7 +124,7 @@ final class DeliveryCall {
                     request.shard(), call.backlogLeft(), plan.backlog(), plan.allotment());
         }
         return new DeliveryBatch(more, request.batch().totals().plus(call),
-                plan.withPacing(rate.pausedUntil(), rate.throttledSinceAnswerMillis()));
+                plan.withPacing(rate.resumeAt(), rate.throttledSinceAnswerMillis()));
     }
 
     /**

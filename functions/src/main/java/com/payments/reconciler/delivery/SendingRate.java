@@ -33,7 +33,12 @@ final class SendingRate {
     private Instant theoretical;
     private Instant pausedUntil;
     private long throttledMillis;
-    private long throttledSinceAnswerMillis;
+    /**
+     * When the throttling answers since the last other answer began (null: the last answer was not throttling). The clock
+     * counts, not only the pauses asked for: a provider answering 429 with {@code Retry-After: 0}, or with short pauses,
+     * is as throttled as one asking for long ones, and counting only the pauses let such a provider hold a night for hours.
+     */
+    private Instant throttledSince;
 
     SendingRate(ProviderQuota.Share share, Clock clock, Instant pausedUntil, long throttledSinceAnswerMillis) {
         this(share, clock, pausedUntil, throttledSinceAnswerMillis, Timing.PACING_CATCH_UP);
@@ -49,7 +54,8 @@ final class SendingRate {
         this.catchUp = catchUp;
         this.rate = ceiling;
         this.pausedUntil = pausedUntil == null ? Instant.EPOCH : pausedUntil;
-        this.throttledSinceAnswerMillis = throttledSinceAnswerMillis;
+        this.throttledSince = throttledSinceAnswerMillis > 0
+                ? latest(clock.instant(), this.pausedUntil, Instant.EPOCH).minusMillis(throttledSinceAnswerMillis) : null;
         // Empty at the start: the previous call of the shard may have spent its bucket just before it returned.
         this.theoretical = latest(clock.instant(), this.pausedUntil, Instant.EPOCH).plus(tolerance());
     }
@@ -80,12 +86,13 @@ final class SendingRate {
     synchronized void throttled(Duration retryAfter) {
         Instant now = clock.instant();
         rate = Math.max(floor, rate / 2);
+        if (throttledSince == null) {
+            throttledSince = now;
+        }
         Instant until = now.plus(retryAfter == null ? Timing.THROTTLE_DEFAULT_PAUSE : retryAfter);
         Instant from = latest(now, pausedUntil, Instant.EPOCH);
         if (until.isAfter(from)) {
-            long added = Duration.between(from, until).toMillis();
-            throttledMillis += added;
-            throttledSinceAnswerMillis += added;
+            throttledMillis += Duration.between(from, until).toMillis();
             pausedUntil = until;
         }
         // Empty when the pause ends: the first turn after it is its end, the next one interval later.
@@ -95,7 +102,7 @@ final class SendingRate {
     /** An answer that was not throttling: climb back toward the share. */
     synchronized void answered() {
         rate = Math.min(ceiling, rate + (ceiling - floor) / RECOVERY_ANSWERS);
-        throttledSinceAnswerMillis = 0;
+        throttledSince = null;
     }
 
     synchronized double rate() {
@@ -111,9 +118,23 @@ final class SendingRate {
         return throttledMillis;
     }
 
-    /** Paused time since the last answer that was not throttling, carried across the shard's calls. */
+    /**
+     * How long the provider has throttled without one other answer: from the first of the throttling answers that followed
+     * the last other answer to now, or to the end of the pause it asked for when that is later (a pause asked for is
+     * time the provider has said it will not serve). Carried across the shard's calls.
+     */
     synchronized long throttledSinceAnswerMillis() {
-        return throttledSinceAnswerMillis;
+        return throttledSince == null ? 0
+                : Math.max(0, Duration.between(throttledSince, latest(clock.instant(), pausedUntil, Instant.EPOCH)).toMillis());
+    }
+
+    /**
+     * When the shard's next call may send its first request: the end of a pause, or the bucket's next turn at the current
+     * rate, whichever is later. A call's bucket starts empty, so without the latter each call of a shard could send one
+     * request at once however small its share (at 0.0025 requests/s a call of 100 s would send 1 where 0.25 are due).
+     */
+    synchronized Instant resumeAt() {
+        return latest(pausedUntil, theoretical.minus(tolerance()), Instant.EPOCH);
     }
 
     private static Instant latest(Instant a, Instant b, Instant c) {
