@@ -190,7 +190,18 @@ final class DeliveryCall {
      * ({@link ForgottenKeys}). A command stamped but not sent after all is only asked about sooner.
      */
     private void recordFirstAttempts(List<PendingCommand> read) {
-        stampUnstamped(read.stream().limit(Math.max(0, allowedToStart())).toList());
+        List<PendingCommand> unstamped = read.stream().limit(Math.max(0, allowedToStart()))
+                .filter(command -> command.firstAttemptAt().isEmpty() && !stamped.contains(command.operationId())).toList();
+        // A command held for feed is not sent, so it is not stamped: a stamp on it would have it looked up, or escalated
+        // where the provider has no status lookup, once a long hold passed the key retention. Its facts are read now
+        // (FactsReader's batches), as the rounds would read them.
+        List<PendingCommand> notHeld = new ArrayList<>(unstamped.size());
+        for (int from = 0; from < unstamped.size(); from += FactsReader.AUTHORISATIONS_PER_READ) {
+            List<PendingCommand> chunk = unstamped.subList(from, Math.min(unstamped.size(), from + FactsReader.AUTHORISATIONS_PER_READ));
+            Map<String, AuthorisationFacts> known = facts.of(chunk);
+            chunk.stream().filter(command -> !known.get(command.authorisationId()).heldForFeed()).forEach(notHeld::add);
+        }
+        stampUnstamped(notHeld);
     }
 
     /**
@@ -215,8 +226,8 @@ final class DeliveryCall {
             PendingCommands.Page page = services.commands().page(request.shard(), startKey, Timing.DELIVERY_BATCH_SIZE);
             page.malformed().forEach(bad -> LOG.warn("skipped malformed command {}: {}", bad.operationId(), bad.problem()));
             List<PendingCommand> read = page.commands();
-            recordFirstAttempts(read);
             facts.expect(read);
+            recordFirstAttempts(read);
             for (int from = 0; from < read.size(); from += concurrency) {
                 if (!dispatchRound(workers, read.subList(from, Math.min(read.size(), from + concurrency)))) {
                     return false;

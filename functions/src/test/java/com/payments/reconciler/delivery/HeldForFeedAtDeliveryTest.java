@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * then IngestEvents refused auth-1's settlement (a {@code settledAt} finer than a millisecond) and wrote
  * {@code held#auth-1}. DeliverCommands reads the holds with the facts, in the same BatchGetItem, and sends nothing held:
  * auth-1's command stays PENDING and is counted {@code heldForFeed}; auth-2 is delivered. The night-wide hold keeps every
- * command. Known-bad twin: the same delivery with the hold not there to read (what DeliverCommands saw before it read
+ * command. A command held is never stamped as first attempted. Known-bad twin: the same delivery with the hold not there to read (what DeliverCommands saw before it read
  * the holds) releases auth-1, whose settlement the platform published.
  */
 @ExtendWith(LocalDynamo.class)
@@ -47,6 +47,9 @@ class HeldForFeedAtDeliveryTest {
             assertThat(batch.totals().heldForFeed()).isEqualTo(1);
             assertThat(batch.totals().delivered()).isEqualTo(1);
             assertThat(batch.totals().backlogLeft()).as("the held command is left for a later night").isEqualTo(1);
+            // Never sent, so not first attempted: a stamp would have it looked up (or escalated) a day later.
+            assertThat(w.command(ops.get(0))).doesNotContainKey(ReleaseCommands.FIRST_ATTEMPT_AT);
+            assertThat(w.command(ops.get(1))).containsKey(ReleaseCommands.FIRST_ATTEMPT_AT);
         }
     }
 
@@ -63,6 +66,9 @@ class HeldForFeedAtDeliveryTest {
             assertThat(w.provider.releases()).isEmpty();
             ops.forEach(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
             assertThat(batch.totals().heldForFeed()).isEqualTo(2);
+            // Stamped before the hold was read, every pending command would reach providerKeyRetention in a day's hold
+            // and be escalated where the provider has no status lookup.
+            ops.forEach(op -> assertThat(w.command(op)).as(op + " was never sent").doesNotContainKey(ReleaseCommands.FIRST_ATTEMPT_AT));
         }
     }
 
