@@ -63,7 +63,10 @@ class ReconcilerCliTest {
         assertThat(Files.readString(sandboxLogs.resolve("AcquireLease-1.log"))).contains("lease hold-release-reconciler acquired");
         assertThat(Files.readString(sandboxLogs.resolve("ReconcilePage-1.log"))).contains("\"CloudWatchMetrics\"");
         assertThat(fieldNames(report)).containsExactly("window", "execution", "counts", "cost", "invariants", "engine", "provider",
-                "ingestion", "executions");
+                "ingestion", "executions", "phases");
+        assertThat(fieldNames(report.get("phases"))).containsExactly("startUpSeconds", "ingestionSeconds", "night");
+        assertThat(fieldNames(report.get("phases").get("night"))).containsExactly("nightSeconds", "reconcileSeconds", "deliverySeconds");
+        assertThat(report.get("phases").get("night").get("deliverySeconds").asDouble()).as("the night delivered").isPositive();
         assertThat(report.get("executions")).hasSize(1);
         assertThat(fieldNames(report.get("executions").get(0))).containsExactly("name", "status", "error", "candidates",
                 "releaseRequested", "skippedSettled", "skippedStale", "candidatesRead", "fencedRefusals", "heldForFeed");
