@@ -166,8 +166,9 @@ final class CommandSender {
         int unavailable = 0;
         boolean askFirst = ForgottenKeys.askFirst(command.firstAttemptAt(), clock.instant(), providerKeyRetention);
         while (true) {
-            Duration wait = rate.claimTurn();
-            if (!deadline.allowsWait(wait)) {
+            SendingRate.Turn turn = rate.claimTurn(deadline::allowsWait);
+            Duration wait = turn.delay();
+            if (!turn.claimed()) {
                 // Wait out what this call can (the next call waits for the rest), rather than handing over at
                 // once: a pause of many minutes must not become a tight loop of short calls.
                 pause.pause(deadline.spare());

@@ -6,6 +6,7 @@ import com.payments.reconciler.workflow.Timing;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Predicate;
 
 /**
  * One delivery call's pace toward the provider: a token bucket at its share of the quota holding
@@ -13,7 +14,8 @@ import java.time.Instant;
  * ({@code theoretical}: when the bucket would be empty again at the current rate). Turns stay on the rate's grid: a
  * sender that comes late (the round's settlement read, marking answers, a page read) gets its missed turns at once,
  * up to the catch-up, instead of shifting every later turn. In any window of length {@code L} its turns number at
- * most {@code rate × (L + PACING_CATCH_UP)} (one more at the start of a call, whose bucket starts empty).
+ * most {@code rate × (L + PACING_CATCH_UP)} (one more at the start of a call, whose bucket starts empty; a call starts no
+ * earlier than its predecessor's next turn, {@link #resumeAt()}, and claims only turns it can use).
  * A throttling answer halves the rate and pauses every sender until its {@code Retry-After}, with the bucket empty
  * when the pause ends (no burst into a provider that has just refused); other answers climb back additively (AIMD,
  * as TCP and the AWS SDKs' adaptive mode do), never above the share nor below a tenth of it. Time is read from the
@@ -65,10 +67,28 @@ final class SendingRate {
      * wait, so concurrent senders queue in order and the share holds however many of them there are.
      */
     synchronized Duration claimTurn() {
+        return claimTurn(wait -> true).delay();
+    }
+
+    /**
+     * The next send time's wait, claimed only if {@code usable} accepts it. A turn the call cannot use (its wait would
+     * pass the call's deadline) is left for the shard's next call, which starts at {@link #resumeAt()}: claimed and
+     * unused, each deferred sender would push the next call's start one spacing further, and a small share would fall
+     * behind the clock call after call until the shard sent nothing more.
+     */
+    synchronized Turn claimTurn(Predicate<Duration> usable) {
         Instant now = clock.instant();
         Instant turn = latest(now, theoretical.minus(tolerance()), pausedUntil);
+        Duration wait = Duration.between(now, turn);
+        if (!usable.test(wait)) {
+            return new Turn(wait, false);
+        }
         theoretical = latest(theoretical, turn, Instant.EPOCH).plusNanos(intervalNanos());
-        return Duration.between(now, turn);
+        return new Turn(wait, true);
+    }
+
+    /** The wait for a send time, and whether it was claimed. */
+    record Turn(Duration delay, boolean claimed) {
     }
 
     /** One request's spacing at the current rate. */

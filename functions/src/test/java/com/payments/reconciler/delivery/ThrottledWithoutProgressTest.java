@@ -72,6 +72,33 @@ class ThrottledWithoutProgressTest {
         assertThat(nextCall.throttledSinceAnswerMillis()).as("the shard's next call goes on counting").isEqualTo(Duration.ofMinutes(6).toMillis());
     }
 
+    /**
+     * A small share whose senders' turns come after the call's deadline: those turns are left for the next call. Claimed and
+     * unused, 8 deferred senders per call pushed the next call's start 8 spacings on each time, further than the clock
+     * moved, and the shard stopped sending (a review's simulation: 9 sent where 202 were due at 0.2 requests/s).
+     */
+    @Test
+    void turnsACallCannotUseAreLeftForTheNextCall() {
+        MutableClock clock = new MutableClock(NOW);
+        ProviderQuota.Share share = new ProviderQuota(0.2, 32).share(4); // 0.05 requests/s a call: one per 20 s
+        Duration usable = Duration.ofSeconds(100);
+        Instant resumeAt = Instant.EPOCH;
+        int sent = 0;
+        for (int call = 0; call < 40; call++) { // 40 calls of 100 s: 200 turns, 8 senders a call
+            SendingRate rate = new SendingRate(share, clock, resumeAt, 0);
+            int startedAt = sent;
+            for (int sender = 0; sender < 8; sender++) {
+                if (rate.claimTurn(wait -> wait.compareTo(usable) < 0).claimed()) {
+                    sent++;
+                }
+            }
+            assertThat(sent - startedAt).as("call %d sends its 100 s of turns", call).isBetween(4, 6);
+            resumeAt = rate.resumeAt();
+            clock.advance(usable);
+        }
+        assertThat(sent).isBetween(195, 205);
+    }
+
     @Test
     void aTinyShareIsKeptAcrossTheShardsCalls() {
         MutableClock clock = new MutableClock(NOW);
@@ -80,11 +107,11 @@ class ThrottledWithoutProgressTest {
         List<Instant> sent = new ArrayList<>();
         for (int call = 0; call < 12; call++) { // 12 calls of 100 s, each sending one request when its turn comes within the call
             SendingRate rate = new SendingRate(share, clock, resumeAt, 0);
-            Duration wait = rate.claimTurn();
-            if (wait.compareTo(Duration.ofSeconds(100)) < 0) {
-                sent.add(clock.instant().plus(wait));
-                resumeAt = rate.resumeAt();
+            SendingRate.Turn turn = rate.claimTurn(wait -> wait.compareTo(Duration.ofSeconds(100)) < 0);
+            if (turn.claimed()) {
+                sent.add(clock.instant().plus(turn.delay()));
             }
+            resumeAt = rate.resumeAt(); // as DeliveryCall carries it, whether or not the call sent
             clock.advance(Duration.ofSeconds(100));
         }
         assertThat(sent).as("one per 400 s in 1,200 s (12 on the old code: one at the start of every call)")

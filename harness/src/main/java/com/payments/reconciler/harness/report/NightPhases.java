@@ -8,7 +8,7 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
 /**
  * Where an execution's time went, read from its history: from its start to its end, the reconcile pages (the first
  * page entered to the delivery Map entered, or to the end when there was no delivery) and the delivery Map (entered to
- * exited). Seconds; null where the execution never reached that part or has not ended.
+ * exited, or to the end when it failed). Seconds; null where the execution never reached that part or has not ended.
  */
 public record NightPhases(Double nightSeconds, Double reconcileSeconds, Double deliverySeconds) {
 
@@ -40,8 +40,9 @@ public record NightPhases(Double nightSeconds, Double reconcileSeconds, Double d
                 deliveryExited = at;
             }
         }
+        // A delivery Map that failed has no exit event: its time runs to the execution's end.
         return new NightPhases(seconds(started, ended), seconds(firstPage, deliveryEntered != null ? deliveryEntered : ended),
-                seconds(deliveryEntered, deliveryExited));
+                seconds(deliveryEntered, deliveryExited != null ? deliveryExited : ended));
     }
 
     private static Double seconds(Instant from, Instant to) {

@@ -53,6 +53,16 @@ class NightPhasesTest {
     }
 
     @Test
+    void aNightWhoseDeliveryFailedHasItsDeliveryToTheEnd() {
+        at(0, HistoryEvent.builder().executionStartedEventDetails(d -> d.input("{}")));
+        at(1.0, entered(NightPhases.PAGE_STATE));
+        at(3.0, entered(NightPhases.DELIVERY_STATE));
+        at(63.0, HistoryEvent.builder().executionFailedEventDetails(d -> d.error("ProviderUnavailable")));
+
+        assertThat(NightPhases.of(events)).isEqualTo(new NightPhases(63.0, 2.0, 60.0));
+    }
+
+    @Test
     void aRunningExecutionHasNoNightYet() {
         at(0, HistoryEvent.builder().executionStartedEventDetails(d -> d.input("{}")));
         at(0.5, entered(NightPhases.PAGE_STATE));
