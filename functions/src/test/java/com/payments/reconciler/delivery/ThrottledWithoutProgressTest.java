@@ -55,6 +55,19 @@ class ThrottledWithoutProgressTest {
                 .isEqualTo(Duration.ZERO);
     }
 
+    /** A call that carried no throttling starts counting at its first throttling answer, not at its own start. */
+    @Test
+    void aCallWithNothingCarriedCountsFromItsFirstThrottlingAnswer() {
+        MutableClock clock = new MutableClock(NOW);
+        SendingRate rate = new SendingRate(ProviderQuota.DEFAULT.share(4), clock, null, 0);
+        clock.advance(Duration.ofMinutes(10));
+        assertThat(rate.throttledSinceAnswerMillis()).isZero();
+        rate.throttled(Duration.ZERO);
+        assertThat(rate.throttledSinceAnswerMillis()).isZero();
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(rate.throttledSinceAnswerMillis()).isEqualTo(3000);
+    }
+
     @Test
     void anAnswerInBetweenStartsTheCountAgainAndTheCountCarriesAcrossCalls() {
         MutableClock clock = new MutableClock(NOW);
