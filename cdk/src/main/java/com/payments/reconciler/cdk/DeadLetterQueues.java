@@ -33,8 +33,12 @@ final class DeadLetterQueues {
      * count in its alarm.
      */
     static Queue create(Construct scope, String id, String queueName, IKey key, Duration retention, String whatFails) {
-        return create(scope, id, queueName, key, retention, whatFails,
-                RedriveAllowPolicy.builder().redrivePermission(RedrivePermission.DENY_ALL).build());
+        return create(scope, id, queueName, key, retention, whatFails, noSourceQueue());
+    }
+
+    /** No queue may name it as its dead-letter queue (without a policy SQS lets any queue of the account and Region). */
+    static RedriveAllowPolicy noSourceQueue() {
+        return RedriveAllowPolicy.builder().redrivePermission(RedrivePermission.DENY_ALL).build();
     }
 
     /**

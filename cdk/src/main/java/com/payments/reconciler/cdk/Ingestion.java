@@ -18,7 +18,6 @@ import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.services.sqs.DeadLetterQueue;
 import software.amazon.awscdk.services.sqs.IQueue;
 import software.amazon.awscdk.services.sqs.RedriveAllowPolicy;
-import software.amazon.awscdk.services.sqs.RedrivePermission;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
@@ -150,7 +149,7 @@ public final class Ingestion extends Construct {
                 .retentionPeriod(DEAD_LETTER_RETENTION)
                 // No queue may make it its dead-letter queue: messages SQS moved here would be named by no hold and
                 // counted by no night (the nights count the dead-letter queue's depth, not this one's).
-                .redriveAllowPolicy(RedriveAllowPolicy.builder().redrivePermission(RedrivePermission.DENY_ALL).build())
+                .redriveAllowPolicy(DeadLetterQueues.noSourceQueue())
                 .build();
         NagSuppressions.addResourceSuppressions(queue, List.of(NagPackSuppression.builder()
                 .id("AwsSolutions-SQS3")
