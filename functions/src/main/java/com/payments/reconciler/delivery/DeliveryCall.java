@@ -190,8 +190,7 @@ final class DeliveryCall {
      * ({@link ForgottenKeys}). A command stamped but not sent after all is only asked about sooner.
      */
     private void recordFirstAttempts(List<PendingCommand> read) {
-        List<PendingCommand> unstamped = read.stream().limit(Math.max(0, allowedToStart()))
-                .filter(command -> command.firstAttemptAt().isEmpty() && !stamped.contains(command.operationId())).toList();
+        List<PendingCommand> unstamped = unstamped(read.stream().limit(Math.max(0, allowedToStart())).toList());
         // A command held for feed is not sent, so it is not stamped: a stamp on it would have it looked up, or escalated
         // where the provider has no status lookup, once a long hold passed the key retention. Its facts are read now
         // (FactsReader's batches), as the rounds would read them.
@@ -201,7 +200,7 @@ final class DeliveryCall {
             Map<String, AuthorisationFacts> known = facts.of(chunk);
             chunk.stream().filter(command -> !known.get(command.authorisationId()).heldForFeed()).forEach(notHeld::add);
         }
-        stampUnstamped(notHeld);
+        stamp(notHeld);
     }
 
     /**
@@ -210,12 +209,20 @@ final class DeliveryCall {
      * unsent (settled, ended) free allowance, so a round can reach past the prefix, and no request may leave unstamped.
      */
     private void stampUnstamped(List<PendingCommand> commands) {
-        List<String> never = commands.stream()
-                .filter(command -> command.firstAttemptAt().isEmpty() && !stamped.contains(command.operationId()))
-                .map(PendingCommand::operationId).toList();
+        stamp(unstamped(commands));
+    }
+
+    /** Those of {@code commands} never attempted and not stamped by this call yet. */
+    private List<PendingCommand> unstamped(List<PendingCommand> commands) {
+        return commands.stream().filter(command -> command.firstAttemptAt().isEmpty() && !stamped.contains(command.operationId())).toList();
+    }
+
+    /** Stamps {@code never} (commands {@link #unstamped} returned) in fenced transactions of up to 99. */
+    private void stamp(List<PendingCommand> never) {
         if (!never.isEmpty()) {
-            writer.recordFirstAttempts(request.lease(), never, clock.instant());
-            stamped.addAll(never);
+            List<String> operationIds = never.stream().map(PendingCommand::operationId).toList();
+            writer.recordFirstAttempts(request.lease(), operationIds, clock.instant());
+            stamped.addAll(operationIds);
         }
     }
 

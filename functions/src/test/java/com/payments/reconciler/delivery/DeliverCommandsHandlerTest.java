@@ -456,7 +456,7 @@ class DeliverCommandsHandlerTest {
         List<String> ops = w.command(lease, "auth-1", "auth-2", "auth-3");
         // Stamped already, so the call reads no facts before its rounds: on a clock a renewal interval further on at every
         // reading no fact is ever fresh, and this is about the slots, not the facts.
-        ops.forEach(op -> w.stampFirstAttempt(op, w.clock.instant()));
+        w.stampFirstAttempts(lease, ops, w.clock.instant());
         Clock everyReadingDue = new SteppingClock(w.clock.instant(), Timing.LEASE_RENEW_INTERVAL.plusSeconds(1));
         AtomicInteger renewals = new AtomicInteger();
         ExecutionInterceptor fifthRenewalRefused = new ExecutionInterceptor() {

@@ -243,12 +243,9 @@ final class DeliveryWorld implements AutoCloseable {
         return invoke(handler, input(window(), lease, shard, batch), context);
     }
 
-    /** As a call that sent it before would have left it: its first attempt stamped at {@code at}. */
-    void stampFirstAttempt(String operationId, Instant at) {
-        dynamo.updateItem(b -> b.tableName(engine.tables().releaseCommands())
-                .key(Map.of(ReleaseCommands.OPERATION_ID, AttributeValue.fromS(operationId)))
-                .updateExpression("SET #f = :at").expressionAttributeNames(Map.of("#f", ReleaseCommands.FIRST_ATTEMPT_AT))
-                .expressionAttributeValues(Map.of(":at", AttributeValue.fromN(Long.toString(at.toEpochMilli())))));
+    /** As a call that sent them before would have left them: their first attempts stamped at {@code at}, fenced by {@code lease}. */
+    void stampFirstAttempts(LeaseToken lease, List<String> operationIds, Instant at) {
+        new FencedWriter(dynamo, engine.tables(), NO_WAIT).recordFirstAttempts(lease, operationIds, at);
     }
 
     Map<String, AttributeValue> command(String operationId) {
