@@ -35,7 +35,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
@@ -66,8 +66,8 @@ import java.util.function.Supplier;
  * <p>Not exactly-once: if saving the result fails after the body ran, the record stays INPROGRESS and
  * the body runs again after the in-progress window — which is why the provider call carries its own
  * {@code Idempotency-Key}. Powertools keeps one configuration per JVM; this guard re-installs its own
- * before each call if another replaced it, and serialises the library's bookkeeping (not the bodies)
- * across threads, see {@link #LIBRARY_STATE}.
+ * before each call if another replaced it ({@link #LIBRARY_STATE}), and its store is configured once
+ * ({@link OnceConfiguredStore}), so one guard's concurrent calls write their records at the same time.
  *
  * <p>Record ids are {@code {AWS_LAMBDA_FUNCTION_NAME}.handleRequest#{md5(operationId)}} ({@link #recordId}):
  * renaming the function or {@link IdempotentBody#handleRequest} re-keys every record.
@@ -82,15 +82,16 @@ public final class PowertoolsOperationGuard implements OperationGuard {
 
     private static final ObjectMapper JSON = Json.mapper();
     /**
-     * Guards Powertools' JVM-wide state, not ours: every call re-runs {@code BasePersistenceStore.configure},
-     * which rewrites the store's function-name prefix in two unsynchronised steps, so a key computed by
-     * a concurrent call could get a transient prefix (its INPROGRESS or COMPLETED record written under
-     * another id). Held for the library's bookkeeping before and after the body, released while the
-     * body (the provider call) runs, so deliveries still overlap where they wait.
+     * Guards Powertools' JVM-wide configuration, which is the library's static state, not ours: a call's handler takes
+     * the installed store when it starts, so a call holds this shared from the check that its own guard's configuration
+     * is installed until its body starts (or the call ends without one); replacing the configuration (another guard in
+     * the same JVM: tests, a negative control) takes it exclusively. Calls of one guard share it, so their record
+     * writes overlap: serialised, a call's senders wrote one record at a time, and at tens of milliseconds per write
+     * that capped the call below its share of the provider's quota.
      */
-    private static final ReentrantLock LIBRARY_STATE = new ReentrantLock();
+    private static final ReentrantReadWriteLock LIBRARY_STATE = new ReentrantReadWriteLock();
 
-    private final DynamoDBPersistenceStore store;
+    private final OnceConfiguredStore store;
     private final IdempotencyConfig config;
     private final IdempotentBody body = new IdempotentBody();
 
@@ -104,10 +105,10 @@ public final class PowertoolsOperationGuard implements OperationGuard {
 
     /** @param conflicts how a record write refused with TransactionConflict is tried again before it fails the call */
     public PowertoolsOperationGuard(DynamoDbClient storeClient, String table, Duration expiry, Backoff conflicts) {
-        this.store = DynamoDBPersistenceStore.builder()
+        this.store = new OnceConfiguredStore(DynamoDBPersistenceStore.builder()
                 .withTableName(table)
                 .withDynamoDbClient(new ConflictRetryingClient(storeClient, conflicts))
-                .build();
+                .build());
         this.config = IdempotencyConfig.builder()
                 .withEventKeyJMESPath(KEY_PATH)
                 .withPayloadValidationJMESPath(VALIDATION_PATH)
@@ -128,17 +129,14 @@ public final class PowertoolsOperationGuard implements OperationGuard {
     public <T> T once(GuardedOperation operation, Context context, Class<T> resultType, Supplier<T> run) {
         Objects.requireNonNull(context, "a Lambda context is required: it bounds the in-progress window");
         String recorded;
-        LIBRARY_STATE.lock();
+        holdInstalled();
+        boolean[] holding = {true};
         try {
-            installIfReplaced();
             GuardedCall call = new GuardedCall(operation, () -> {
-                // The body (the provider call) runs outside the lock: only the library's bookkeeping is serialised.
-                LIBRARY_STATE.unlock();
-                try {
-                    return serialise(operation, resultType, run.get());
-                } finally {
-                    LIBRARY_STATE.lock();
-                }
+                // The call's handler has taken its store by now: another guard may install its own meanwhile.
+                LIBRARY_STATE.readLock().unlock();
+                holding[0] = false;
+                return serialise(operation, resultType, run.get());
             });
             recorded = body.handleRequest(call, context);
         } catch (IdempotencyAlreadyInProgressException e) {
@@ -158,7 +156,9 @@ public final class PowertoolsOperationGuard implements OperationGuard {
         } catch (IdempotencyKeyException | IdempotencyConfigurationException e) {
             throw new IllegalStateException("idempotency guard misconfigured for operation " + operation.operationId(), e);
         } finally {
-            LIBRARY_STATE.unlock();
+            if (holding[0]) {
+                LIBRARY_STATE.readLock().unlock();
+            }
         }
         try {
             return JSON.readerFor(resultType).readValue(recorded);
@@ -203,20 +203,38 @@ public final class PowertoolsOperationGuard implements OperationGuard {
     }
 
     private void install() {
-        LIBRARY_STATE.lock();
+        LIBRARY_STATE.writeLock().lock();
         try {
             Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
         } finally {
-            LIBRARY_STATE.unlock();
+            LIBRARY_STATE.writeLock().unlock();
         }
     }
 
-    /** Another guard (a test's negative control) may have replaced the JVM-wide configuration. Under the lock. */
-    private void installIfReplaced() {
-        Idempotency idempotency = Idempotency.getInstance();
-        if (idempotency.getConfig() != config || idempotency.getPersistenceStore() != store) {
-            Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
+    /**
+     * Returns holding {@link #LIBRARY_STATE} shared with this guard's configuration installed; another guard (a test's
+     * negative control) may have replaced it, and it is then installed again under the exclusive lock.
+     */
+    private void holdInstalled() {
+        LIBRARY_STATE.readLock().lock();
+        if (installed()) {
+            return;
         }
+        LIBRARY_STATE.readLock().unlock();
+        LIBRARY_STATE.writeLock().lock();
+        try {
+            if (!installed()) {
+                Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
+            }
+            LIBRARY_STATE.readLock().lock();
+        } finally {
+            LIBRARY_STATE.writeLock().unlock();
+        }
+    }
+
+    private boolean installed() {
+        Idempotency idempotency = Idempotency.getInstance();
+        return idempotency.getConfig() == config && idempotency.getPersistenceStore() == store;
     }
 
     private static <T> String serialise(GuardedOperation operation, Class<T> type, T result) {

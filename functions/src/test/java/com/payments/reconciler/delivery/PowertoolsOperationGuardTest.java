@@ -189,6 +189,91 @@ class PowertoolsOperationGuardTest {
     }
 
     @Test
+    void oneGuardsCallsWriteTheirRecordsAtTheSameTime() throws Exception {
+        FirstRecordWriteWaits waits = new FirstRecordWriteWaits();
+        PowertoolsOperationGuard concurrent = new PowertoolsOperationGuard(
+                engine.client(new InProgressExpiryFix(Clock.systemUTC()), waits), engine.tables().idempotency(), Timing.IDEMPOTENCY_EXPIRY);
+        assertThat(twoCallsAtOnce(concurrent, waits)).as("the second call's record write arrived while the first's was in flight").isTrue();
+    }
+
+    /** The check above fails where a call's record writes are serialised, as a JVM-wide lock around them did. */
+    @Test
+    void serialisedRecordWritesFailTheOverlapCheck() throws Exception {
+        FirstRecordWriteWaits waits = new FirstRecordWriteWaits();
+        PowertoolsOperationGuard serialised = new PowertoolsOperationGuard(
+                engine.client(new InProgressExpiryFix(Clock.systemUTC()), new OneRecordWriteAtATime(), waits),
+                engine.tables().idempotency(), Timing.IDEMPOTENCY_EXPIRY);
+        assertThat(twoCallsAtOnce(serialised, waits)).isFalse();
+    }
+
+    /** Whether the second of two concurrent calls wrote its INPROGRESS record before the first's was answered; both complete. */
+    private boolean twoCallsAtOnce(PowertoolsOperationGuard under, FirstRecordWriteWaits waits) throws Exception {
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<ProviderResult.Final>> calls = new ArrayList<>();
+            for (String op : List.of("op-a", "op-b")) {
+                calls.add(two.submit(() -> under.once(new GuardedOperation(op, op + "|1|EUR"), context, ProviderResult.Final.class,
+                        () -> new ProviderResult.Released("PRV-" + op))));
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                assertThat(calls.get(i).get(60, TimeUnit.SECONDS)).isInstanceOf(ProviderResult.Released.class);
+            }
+        } finally {
+            two.shutdownNow();
+        }
+        return waits.overlapped();
+    }
+
+    /** Holds the first INPROGRESS write until a second one arrives (or a bound passes, and then says it did not). */
+    private static final class FirstRecordWriteWaits implements ExecutionInterceptor {
+        private final AtomicInteger writes = new AtomicInteger();
+        private final CountDownLatch second = new CountDownLatch(1);
+        private volatile boolean overlapped;
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution ctx, ExecutionAttributes attributes) {
+            if (!(ctx.request() instanceof PutItemRequest)) {
+                return;
+            }
+            if (writes.incrementAndGet() == 1) {
+                try {
+                    // A bound only for the serialised case, where the second write cannot come until this one is answered.
+                    overlapped = second.await(3, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+            } else {
+                second.countDown();
+            }
+        }
+
+        boolean overlapped() {
+            return overlapped;
+        }
+    }
+
+    /** The known-bad: one record write at a time through the store's client. */
+    private static final class OneRecordWriteAtATime implements ExecutionInterceptor {
+        private final java.util.concurrent.Semaphore one = new java.util.concurrent.Semaphore(1);
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution ctx, ExecutionAttributes attributes) {
+            one.acquireUninterruptibly();
+        }
+
+        @Override
+        public void afterExecution(Context.AfterExecution ctx, ExecutionAttributes attributes) {
+            one.release();
+        }
+
+        @Override
+        public void onExecutionFailure(Context.FailedExecution ctx, ExecutionAttributes attributes) {
+            one.release();
+        }
+    }
+
+    @Test
     void aContextIsRequired() {
         assertThatThrownBy(() -> guard.once(new GuardedOperation("op-1", "f"), null, String.class, () -> "x"))
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("in-progress window");
