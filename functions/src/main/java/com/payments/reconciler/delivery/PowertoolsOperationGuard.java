@@ -133,9 +133,12 @@ public final class PowertoolsOperationGuard implements OperationGuard {
         boolean[] holding = {true};
         try {
             GuardedCall call = new GuardedCall(operation, () -> {
-                // The call's handler has taken its store by now: another guard may install its own meanwhile.
-                LIBRARY_STATE.readLock().unlock();
-                holding[0] = false;
+                // The call's handler has taken its store by now: another guard may install its own meanwhile. The
+                // library runs the body again if it throws IdempotencyInconsistentStateException; unlocked once only.
+                if (holding[0]) {
+                    holding[0] = false;
+                    LIBRARY_STATE.readLock().unlock();
+                }
                 return serialise(operation, resultType, run.get());
             });
             recorded = body.handleRequest(call, context);

@@ -5,7 +5,10 @@ import software.amazon.lambda.powertools.idempotency.IdempotencyConfig;
 import software.amazon.lambda.powertools.idempotency.persistence.BasePersistenceStore;
 import software.amazon.lambda.powertools.idempotency.persistence.DataRecord;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.time.Instant;
+import java.util.OptionalInt;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class OnceConfiguredStoreTest {
 
+    private static final JsonNode OPERATION = JsonNodeFactory.instance.objectNode().put("operationId", "op-1");
     private final IdempotencyConfig config = IdempotencyConfig.builder().withEventKeyJMESPath("operationId").build();
 
     @Test
@@ -24,6 +28,30 @@ class OnceConfiguredStoreTest {
         store.configure(config, "handleRequest");
         store.configure(config, "handleRequest");
         assertThat(delegate.configured).containsExactly("handleRequest");
+    }
+
+    /**
+     * The store's own record-id prefix (what a concurrent call reads) is set at the first call only: a later call, even one
+     * refused for naming another woven method, leaves it as it was.
+     */
+    @Test
+    void theRecordIdPrefixIsSetOnce() {
+        Delegate delegate = new Delegate();
+        OnceConfiguredStore store = new OnceConfiguredStore(delegate);
+        store.configure(config, "handleRequest");
+        assertThatThrownBy(() -> store.configure(config, "otherMethod")).isInstanceOf(IllegalStateException.class);
+        store.saveInProgress(OPERATION, Instant.EPOCH, OptionalInt.empty());
+        assertThat(delegate.calls).singleElement().asString().startsWith("put testFunction.handleRequest#");
+    }
+
+    /** The known-bad for the test above: the library's own store, configured on every call, takes the last call's prefix. */
+    @Test
+    void aStoreConfiguredOnEveryCallTakesTheLastCallsPrefix() {
+        Delegate everyCall = new Delegate();
+        everyCall.configure(config, "handleRequest");
+        everyCall.configure(config, "otherMethod");
+        everyCall.saveInProgress(OPERATION, Instant.EPOCH, OptionalInt.empty());
+        assertThat(everyCall.calls).singleElement().asString().startsWith("put testFunction.otherMethod#");
     }
 
     @Test
@@ -48,7 +76,7 @@ class OnceConfiguredStoreTest {
         assertThat(delegate.calls).containsExactly("put k", "update k", "get k", "delete k");
     }
 
-    /** Counts what reaches it; each configure would rewrite its record-id prefix. */
+    /** Counts what reaches it; configured on every call, as the library configures its own stores. */
     private static final class Delegate extends BasePersistenceStore {
         final List<String> configured = new ArrayList<>();
         final List<String> calls = new ArrayList<>();
