@@ -136,6 +136,10 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        return HostedOutput.divert(workDir, buildOutput.verbose, this::runCommand);
+    }
+
+    private Integer runCommand() throws Exception {
         if (nights != null) {
             return history();
         }

@@ -129,6 +129,10 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        return HostedOutput.divert(workDir, buildOutput.verbose, this::runCommand);
+    }
+
+    private Integer runCommand() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (listMutants) {
             for (Mutant m : Mutant.all()) {

@@ -144,6 +144,10 @@ final class LocalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        return HostedOutput.divert(workDir, buildOutput.verbose, this::runCommand);
+    }
+
+    private Integer runCommand() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter console = json ? err : out;

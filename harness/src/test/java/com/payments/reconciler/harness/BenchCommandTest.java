@@ -38,6 +38,8 @@ class BenchCommandTest {
                 "--work-dir", Path.of(System.getProperty("reconciler.target"), "bench-test").toString()},
                 new PrintWriter(out), new PrintWriter(err));
         assertThat(exit).as(err.toString()).isZero();
+        assertThat(Path.of(System.getProperty("reconciler.target"), "bench-test", HostedOutput.FILE)).as("the functions' metric lines")
+                .content().contains("\"_aws\"");
         JsonNode report = Json.mapper().readTree(out.toString());
 
         JsonNode runs = report.path("scaling").path("runs");
