@@ -39,8 +39,9 @@ public final class Timing {
     /**
      * The whole execution's limit (the ASL's top-level {@code TimeoutSeconds}): a run that has not finished
      * by then is TIMED_OUT, which the stack alarms on, long before the next night's run starts, so a stuck
-     * run never holds the window open into the next one. One leader decides serially: at 10–20 ms per fenced
-     * transaction on DynamoDB a million candidates take roughly 3–6 hours (docs/scale.md), so 10 hours.
+     * run never holds the window open into the next one. Delivery keeps to the provider's quota: a million releases at
+     * the stack's default of 40 requests/s take about 7 hours (decisions, batched 33 to a transaction, take far less), so
+     * 10 hours; a backlog beyond the budget waits for the next run (ShardPlan).
      */
     public static final Duration EXECUTION_TIMEOUT = Duration.ofHours(10);
     /** How often the schedule starts a window. */

@@ -87,7 +87,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--provider-quota", paramLabel = "N", defaultValue = "40",
             description = "Capacity: the provider's requests per second, which the simulated provider enforces and the night is "
-                    + "configured with, 4 to 1000 (default: ${DEFAULT-VALUE}, about half of what these engines delivered unconstrained, docs/scale.md).")
+                    + "configured with, 4 to 1000 (default: ${DEFAULT-VALUE}, the stack's default quota; docs/scale.md compares it with what these engines deliver unconstrained).")
     double providerQuota;
 
     @Option(names = "--provider-concurrency", paramLabel = "M", defaultValue = "32",
