@@ -31,8 +31,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   started KB of the item we send, 1 KB minimum;</li>
  *   <li>PutItem: 1 WRU per started KB of the item; UpdateItem/DeleteItem: 1 WRU (every item these tables
  *   hold is far below 1 KB — the largest item sent is reported so that assumption is checked);</li>
- *   <li>Query (eventually consistent): 0.5 RRU per started 4 KB of all items returned; GetItem: 0.5 RRU;
- *   BatchGetItem (eventually consistent): 0.5 RRU per key asked for, found or not.</li>
+ *   <li>Query: 0.5 RRU per started 4 KB of all items returned; GetItem: 0.5 RRU; BatchGetItem: 0.5 RRU per key
+ *   asked for, found or not; each twice that when strongly consistent ({@code ConsistentRead}, per table in a
+ *   BatchGetItem), as the delivery's fact reads and Powertools' record reads are.</li>
  * </ul>
  * Item sizes follow DynamoDB's rule: attribute name bytes plus value bytes (numbers: about one byte per
  * two digits, plus one).
@@ -76,9 +77,9 @@ public final class RequestLedger implements ExecutionInterceptor {
             case PutItemRequest put -> writeUnits.addAndGet(kilobytes(itemBytes(put.item())));
             case UpdateItemRequest ignored -> writeUnits.incrementAndGet();
             case DeleteItemRequest ignored -> writeUnits.incrementAndGet();
-            case GetItemRequest ignored -> readHalfUnits.incrementAndGet();
+            case GetItemRequest get -> readHalfUnits.addAndGet(halves(get.consistentRead()));
             case BatchGetItemRequest batch -> readHalfUnits.addAndGet(batch.requestItems().values().stream()
-                    .mapToLong(keys -> keys.keys().size()).sum());
+                    .mapToLong(keys -> keys.keys().size() * halves(keys.consistentRead())).sum());
             default -> { }
         }
     }
@@ -86,10 +87,15 @@ public final class RequestLedger implements ExecutionInterceptor {
     @Override
     public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
         SdkResponse response = context.response();
-        if (response instanceof QueryResponse query) {
+        if (response instanceof QueryResponse query && context.request() instanceof QueryRequest asked) {
             long bytes = query.items().stream().mapToLong(RequestLedger::itemBytes).sum();
-            readHalfUnits.addAndGet(Math.max(1, (bytes + 4095) / 4096));
+            readHalfUnits.addAndGet(Math.max(1, (bytes + 4095) / 4096) * halves(asked.consistentRead()));
         }
+    }
+
+    /** An eventually consistent read unit is one half; a strongly consistent one, two. */
+    private static long halves(Boolean consistentRead) {
+        return Boolean.TRUE.equals(consistentRead) ? 2 : 1;
     }
 
     private Purpose purposeOf(SdkRequest request) {
