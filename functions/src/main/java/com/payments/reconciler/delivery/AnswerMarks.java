@@ -41,6 +41,8 @@ final class AnswerMarks {
     private long escalated;
     private long acknowledged;
     private long outcomeOverdue;
+    /** Of the counted marks: those sent to the provider, what the shard's plan counts ({@link ShardPlan#usedQuota}). */
+    private long sent;
 
     /** @param writer bound to this invocation: its request tokens are this attempt's own */
     AnswerMarks(FencedWriter writer, LeaseToken lease, Clock clock, EmfMetrics metrics, DeliveryFailures failures) {
@@ -89,6 +91,9 @@ final class AnswerMarks {
     private void apply(DeliveryMark mark, MarkVerdict verdict) {
         switch (verdict) {
             case MarkVerdict.Counted counted -> {
+                if (ShardPlan.usedQuota(counted.result(), mark.attempts())) {
+                    sent++;
+                }
                 switch (counted.result()) {
                     case DeliveryRecord.Result.Delivered d -> delivered++;
                     case DeliveryRecord.Result.Acknowledged a -> acknowledged++;
@@ -150,5 +155,9 @@ final class AnswerMarks {
 
     long acknowledged() {
         return acknowledged;
+    }
+
+    long sent() {
+        return sent;
     }
 }

@@ -61,6 +61,12 @@ final class CommandSender {
     private final AtomicLong throttledAnswers = new AtomicLong();
     /** Commands a hold for feed kept from their request, seen just before it left: they stay PENDING, unmarked. */
     private final AtomicLong heldForFeed = new AtomicLong();
+    /**
+     * Commands handed to this sender that ended, or stay PENDING, without a request: their facts no longer called for
+     * it just before it left (settled, ended, held for feed). They use none of the quota, so the call's plan gives
+     * their place back ({@link ShardPlan#usedQuota}).
+     */
+    private final AtomicLong notSent = new AtomicLong();
     /** A command could not be sent inside this call (a Retry-After past its deadline): it stays PENDING, the shard goes on. */
     private volatile boolean deferred;
 
@@ -107,6 +113,9 @@ final class CommandSender {
             breaker.answered();
             marks.accept(new DeliveryMark(command.operationId(), ProviderAnswers.recordOf(result, shard), calls.get()));
         } catch (NotSent unsent) {
+            if (calls.get() == 0) {
+                notSent.incrementAndGet();
+            }
             if (unsent.decision instanceof DeliveryDecision.HeldForFeed) {
                 heldForFeed.incrementAndGet();
                 LOG.warn("not sending {}: held for feed (a refused settlement may concern it); it stays PENDING", command.operationId());
@@ -262,6 +271,11 @@ final class CommandSender {
 
     long heldForFeed() {
         return heldForFeed.get();
+    }
+
+    /** Commands this sender was given that ended or stay PENDING without any request of this call. */
+    long notSent() {
+        return notSent.get();
     }
 
     long throttledAnswers() {

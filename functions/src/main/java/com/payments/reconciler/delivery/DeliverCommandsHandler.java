@@ -160,7 +160,7 @@ public final class DeliverCommandsHandler extends JsonHandler<DeliveryRequest, D
         LOG.warn("shard {} of window {}: nothing sent, its {} pending commands are held for feed: {}", request.shard(),
                 request.window().windowId(), pending, reading.why());
         services.metrics().count(com.payments.reconciler.workflow.Metrics.HELD_FOR_FEED, pending);
-        DeliveryTotals call = new DeliveryTotals(1, 0, 0, 0, 0, 0, 0, pending, 0, 0, 0, 0, pending);
+        DeliveryTotals call = new DeliveryTotals(1, 0, 0, 0, 0, 0, 0, pending, 0, 0, 0, 0, pending, 0);
         ShardPlan plan = request.batch().plan() != null ? request.batch().plan() : ShardPlan.unplanned();
         return new DeliveryBatch(false, request.batch().totals().plus(call), plan);
     }

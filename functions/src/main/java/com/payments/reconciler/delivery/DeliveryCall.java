@@ -99,11 +99,11 @@ final class DeliveryCall {
         marks.markAll();
         DeliveryTotals call = new DeliveryTotals(1, marks.delivered(), marks.rejected(), sender.requests(),
                 marks.cancelledSettled(), marks.quarantined(), marks.escalated(), 0, sender.throttledAnswers(), rate.throttledMillis(),
-                marks.cancelledEnded(), marks.acknowledged(), heldForFeed + sender.heldForFeed());
+                marks.cancelledEnded(), marks.acknowledged(), heldForFeed + sender.heldForFeed(), marks.sent());
         boolean more = failures.count() > 0 || sender.deferred()
-                || !(exhausted || plan.spent(request.batch().totals().ended() + call.ended(), clock));
+                || !(exhausted || plan.spent(request.batch().totals().sent() + call.sent(), clock));
         if (!more) {
-            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0, 0, 0));
+            call = call.plus(new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, services.commands().count(request.shard()), 0, 0, 0, 0, 0, 0));
         }
         services.metrics().count(Map.of(Metrics.DELIVERIES, call.delivered(), Metrics.DELIVERY_REJECTED, call.rejected(),
                 Metrics.DELIVERY_CANCELLED_SETTLED, call.cancelledSettled(), Metrics.DELIVERY_CANCELLED_ENDED, call.cancelledEnded(),
@@ -115,9 +115,11 @@ final class DeliveryCall {
             services.metrics().count(Metrics.OUTCOME_OVERDUE, marks.outcomeOverdue());
         }
         LOG.info("delivery call: {} commands started, {} delivered, {} rejected, {} cancelled as settled, {} cancelled as ended, "
-                        + "{} quarantined, {} escalated, {} acknowledged (outcome awaited), {} held for feed, {} provider requests, {} fact reads, {} failures, shard read to the end {}",
+                        + "{} quarantined, {} escalated, {} acknowledged (outcome awaited), {} held for feed, {} ended after being sent "
+                        + "(what the plan counts), {} provider requests, {} fact reads, {} failures, shard read to the end {}",
                 started, call.delivered(), call.rejected(), call.cancelledSettled(), call.cancelledEnded(), call.quarantined(),
-                call.escalated(), call.acknowledged(), call.heldForFeed(), call.attempts(), facts.reads(), failures.count(), exhausted);
+                call.escalated(), call.acknowledged(), call.heldForFeed(), call.sent(), call.attempts(), facts.reads(), failures.count(),
+                exhausted);
         failures.throwIfAny();
         if (!more && call.backlogLeft() > 0) {
             LOG.warn("shard {} ends its night with {} commands left PENDING for the next run (plan: backlog {}, fits {})",
@@ -174,9 +176,13 @@ final class DeliveryCall {
         return made;
     }
 
-    /** Commands this call may still start under the plan. */
+    /**
+     * Commands this call may still start under the plan, which counts commands sent ({@link ShardPlan#usedQuota}): the
+     * earlier calls' sent ones, and this call's started ones less those the sender ended or kept PENDING without a
+     * request. A command ended unsent in its round was never started.
+     */
     private long allowedToStart() {
-        return plan.startable(request.batch().totals().ended(), started, clock.instant());
+        return plan.startable(request.batch().totals().sent(), started - sender.notSent(), clock.instant());
     }
 
     private boolean canStart() {

@@ -20,13 +20,29 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param acknowledged commands an asynchronous provider took (ACKNOWLEDGED: sent, outcome awaited)
  * @param heldForFeed commands not sent because a hold for feed stands for their authorisation, or because the ingestion
  *                    dead-letter queue held messages (or could not be read) when the call began: they stay PENDING
+ * @param sent commands ended that were sent to the provider ({@link ShardPlan#usedQuota}: its answer, or any end after a
+ *             request), what the shard's plan counts against its allotment; unlike {@code attempts}, a command counts
+ *             once however many requests it took
  */
 public record DeliveryTotals(long batches, long delivered, long rejected, long attempts,
                              long cancelledSettled, long quarantined, long escalated,
                              long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded,
-                             long acknowledged, long heldForFeed) {
+                             long acknowledged, long heldForFeed, long sent) {
 
-    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final DeliveryTotals ZERO = new DeliveryTotals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /**
+     * Totals written before {@code sent} was counted: that build's plan counted every command ended, so they read as all
+     * sent. A shard redriven from such an input then starts no more than the older build would have: never past its plan.
+     */
+    public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
+                          long cancelledSettled, long quarantined, long escalated,
+                          long backlogLeft, long throttledAnswers, long throttledMillis, long cancelledEnded,
+                          long acknowledged, long heldForFeed) {
+        this(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, backlogLeft, throttledAnswers,
+                throttledMillis, cancelledEnded, acknowledged, heldForFeed,
+                ended(delivered, rejected, cancelledSettled, cancelledEnded, quarantined, escalated, acknowledged));
+    }
 
     /** Totals written before commands could be held for feed. */
     public DeliveryTotals(long batches, long delivered, long rejected, long attempts,
@@ -62,14 +78,20 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                 throttledMillis, 0);
     }
 
-    /** Commands this shard ended one way or another (what its plan's allotment counts). */
+    /** Commands this shard ended one way or another, sent or not. */
     public long ended() {
+        return ended(delivered, rejected, cancelledSettled, cancelledEnded, quarantined, escalated, acknowledged);
+    }
+
+    private static long ended(long delivered, long rejected, long cancelledSettled, long cancelledEnded, long quarantined,
+                              long escalated, long acknowledged) {
         return delivered + rejected + cancelledSettled + cancelledEnded + quarantined + escalated + acknowledged;
     }
 
     /**
      * Reads the totals from a task input. The end-state and capacity counts are absent from inputs written before
-     * they existed, which a redrive (up to 14 days later) replays: absent means none, anything else is strict.
+     * they existed, which a redrive (up to 14 days later) replays: absent means none, anything else is strict; an
+     * absent {@code sent} means every command ended (what the older build's plan counted).
      */
     @JsonCreator
     static DeliveryTotals fromJson(@JsonProperty(value = "batches", required = true) long batches,
@@ -84,10 +106,17 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                                    @JsonProperty("throttledMillis") Long throttledMillis,
                                    @JsonProperty("cancelledEnded") Long cancelledEnded,
                                    @JsonProperty("acknowledged") Long acknowledged,
-                                   @JsonProperty("heldForFeed") Long heldForFeed) {
-        return new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined), orZero(escalated),
-                orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded), orZero(acknowledged),
-                orZero(heldForFeed));
+                                   @JsonProperty("heldForFeed") Long heldForFeed,
+                                   @JsonProperty("sent") Long sent) {
+        DeliveryTotals older = new DeliveryTotals(batches, delivered, rejected, attempts, orZero(cancelledSettled), orZero(quarantined),
+                orZero(escalated), orZero(backlogLeft), orZero(throttledAnswers), orZero(throttledMillis), orZero(cancelledEnded),
+                orZero(acknowledged), orZero(heldForFeed));
+        return sent == null ? older : older.withSent(sent);
+    }
+
+    private DeliveryTotals withSent(long count) {
+        return new DeliveryTotals(batches, delivered, rejected, attempts, cancelledSettled, quarantined, escalated, backlogLeft,
+                throttledAnswers, throttledMillis, cancelledEnded, acknowledged, heldForFeed, count);
     }
 
     private static long orZero(Long count) {
@@ -99,6 +128,6 @@ public record DeliveryTotals(long batches, long delivered, long rejected, long a
                 rejected + other.rejected, attempts + other.attempts, cancelledSettled + other.cancelledSettled,
                 quarantined + other.quarantined, escalated + other.escalated, backlogLeft + other.backlogLeft,
                 throttledAnswers + other.throttledAnswers, throttledMillis + other.throttledMillis, cancelledEnded + other.cancelledEnded,
-                acknowledged + other.acknowledged, heldForFeed + other.heldForFeed);
+                acknowledged + other.acknowledged, heldForFeed + other.heldForFeed, sent + other.sent);
     }
 }

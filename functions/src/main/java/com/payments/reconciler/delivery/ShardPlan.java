@@ -1,5 +1,6 @@
 package com.payments.reconciler.delivery;
 
+import com.payments.reconciler.reconcile.DeliveryRecord;
 import com.payments.reconciler.workflow.ProviderQuota;
 import com.payments.reconciler.workflow.Timing;
 
@@ -13,8 +14,12 @@ import java.time.InstantSource;
  * how many of them fit at the shard's share of the quota before {@code deliverUntil} (the execution's budget
  * less {@link Timing#DELIVERY_FINISH_RESERVE}), and the pacing state a later call must honour (a
  * {@code Retry-After} still running, throttled time without an answer). Times are epoch milliseconds.
+ * <p>
+ * The allotment counts commands sent to the provider ({@link #usedQuota}), not every command the shard ends: a command
+ * cancelled as settled or ended, or escalated, without a request, and one a hold for feed keeps PENDING, use none of
+ * the quota, so a backlog night where many commands settle before delivery still sends as many as fit.
  *
- * @param allotment commands this shard ends (delivered, refused, cancelled, parked) at most this night
+ * @param allotment commands this shard sends to the provider at most this night (one request each; see {@link #usedQuota})
  */
 public record ShardPlan(long backlog, long allotment, long deliverUntil, long resumeAt, long throttledSinceAnswerMillis) {
 
@@ -51,22 +56,44 @@ public record ShardPlan(long backlog, long allotment, long deliverUntil, long re
     }
 
     /**
-     * Commands a call may still start under the plan: none once the budget passed, else what the allotment leaves
-     * after the shard's earlier calls ended {@code endedBefore} and this call started {@code started}.
+     * Whether a command that ended with {@code result} after {@code requests} provider requests of this call counts
+     * against the allotment: it was sent, so it took its place in the quota. The provider's answer (delivered, refused,
+     * acknowledged, or outside its contract, which quarantines it) was sent for, tonight or in an earlier attempt whose
+     * answer the operation guard recorded (a call that died after its request spent that quota tonight too); any other
+     * end counts after at least one request (a cancellation after unanswered requests, an escalation after a status
+     * lookup). Cancelled as settled or ended, or escalated, with no request: not counted, no quota was used.
      */
-    public long startable(long endedBefore, long started, Instant now) {
-        if (budgetPassed(now)) {
-            return 0;
-        }
-        return Math.max(0, allotment - endedBefore - started);
+    public static boolean usedQuota(DeliveryRecord.Result result, int requests) {
+        return switch (result) {
+            case DeliveryRecord.Result.Delivered d -> true;
+            case DeliveryRecord.Result.Rejected r -> true;
+            case DeliveryRecord.Result.Acknowledged a -> true;
+            case DeliveryRecord.Result.Quarantined q -> true;
+            case DeliveryRecord.Result.CancelledSettled c -> requests > 0;
+            case DeliveryRecord.Result.CancelledEnded c -> requests > 0;
+            case DeliveryRecord.Result.Escalated e -> requests > 0;
+            case DeliveryRecord.Result.OutcomeOverdue o -> requests > 0;
+        };
     }
 
     /**
-     * Whether the shard has ended as many commands as the plan allows tonight ({@code ended} over all its calls), or
-     * its budget is over; the clock is read only when the allotment is not reached.
+     * Commands a call may still start under the plan: none once the budget passed, else what the allotment leaves
+     * after the shard's earlier calls sent {@code sentBefore} ({@link DeliveryTotals#sent()}) and this call started
+     * {@code started} (less those it started that ended or stayed without a request).
      */
-    public boolean spent(long ended, InstantSource clock) {
-        return ended >= allotment || budgetPassed(clock.instant());
+    public long startable(long sentBefore, long started, Instant now) {
+        if (budgetPassed(now)) {
+            return 0;
+        }
+        return Math.max(0, allotment - sentBefore - started);
+    }
+
+    /**
+     * Whether the shard has sent as many commands as the plan allows tonight ({@code sent} over all its calls,
+     * {@link DeliveryTotals#sent()}), or its budget is over; the clock is read only when the allotment is not reached.
+     */
+    public boolean spent(long sent, InstantSource clock) {
+        return sent >= allotment || budgetPassed(clock.instant());
     }
 
     /** The same plan with the pacing state the next call of the shard must honour. */

@@ -94,6 +94,61 @@ class DeliveryCapacityTest {
     }
 
     /**
+     * A backlog night where the oldest commands settled before delivery: cancelling them sends no request, so they leave
+     * the plan's allotment to the commands sent. The first call ends at its first request (its Lambda time runs out), with
+     * the 20 settled cancelled; the next call carries its totals and sends until the allotment of 40 is sent. Before, the
+     * allotment counted every command ended: the 20 cancellations took 20 of its 40 places, and the shard ended its night
+     * with 20 delivered and 30 left PENDING while time and quota remained.
+     */
+    @Test
+    void settledCommandsCancelledOnABacklogNightLeaveTheAllotmentToCommandsSent(LocalDynamo.Engine engine) {
+        try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
+            LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
+            List<String> ids = List.of(ids(70));
+            List<String> ops = w.command(lease, ids.toArray(String[]::new));
+            for (String id : ids.subList(0, 20)) {
+                w.ingestion.settle(id, w.clock.instant());
+            }
+            TestContext firstCall = new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1");
+            HttpProviderClient real = w.client();
+            AtomicInteger requests = new AtomicInteger();
+            // The first call's deadline comes near at its first request, as when its Lambda time runs out: it ends with the
+            // shard's night under way, and the next call goes on from its totals.
+            ProviderClient endingTheFirstCall = command -> {
+                if (requests.getAndIncrement() == 0) {
+                    firstCall.remaining(Timing.DEADLINE_MARGIN.minusSeconds(1));
+                }
+                return real.release(command);
+            };
+            DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 1, endingTheFirstCall, new DeliveryPacing(QUOTA, w.clock::advance));
+            // 40 requests/s for the one shard (one call at once), with 1 s of budget left: 40 fit of the 70.
+            Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
+                    .plusMillis(1000);
+
+            DeliveryBatch first = w.invoke(handler, lease, 0, null, startedAt, firstCall);
+
+            assertThat(first.more()).as("the first call ended at its deadline, the shard is not done").isTrue();
+            assertThat(first.plan().backlog()).isEqualTo(70);
+            assertThat(first.plan().allotment()).isEqualTo(40);
+            assertThat(first.totals().cancelledSettled()).isEqualTo(20);
+            assertThat(first.totals().delivered()).isEqualTo(1);
+
+            DeliveryBatch next = w.invoke(handler, lease, 0, first, startedAt,
+                    new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-2"));
+
+            assertThat(next.more()).isFalse();
+            assertThat(next.totals().cancelledSettled()).isEqualTo(20);
+            assertThat(next.totals().delivered()).as("the allotment went to commands sent, not to cancellations").isEqualTo(40);
+            assertThat(next.totals().backlogLeft()).isEqualTo(10);
+            assertThat(ops.subList(0, 20)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_CANCELLED_SETTLED));
+            assertThat(ops.subList(20, 60)).as("oldest first").allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
+            assertThat(ops.subList(60, 70)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
+            assertThat(w.effects().stream().filter(e -> e.requests() > 0)).hasSize(40).allSatisfy(e -> assertThat(e.performed()).isEqualTo(1));
+            assertThat(w.auditWithBacklog(10).violations()).isEmpty();
+        }
+    }
+
+    /**
      * A quota whose concurrency leaves a call fewer slots than its parallelism (4 concurrent requests, 8 threads). A round
      * used to be the parallelism's commands, each holding a slot before any was sent: the fifth waited for a slot only a
      * sent command gives back, and every call hung, renewing its lease, to its timeout with nothing sent (a local night at

@@ -33,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The delivery call's protocol without any engine, in the manner of {@code BatchRoundsTest}: tables of what a command
  * meets (its round's decision and the guard's record, the provider's answer, the fenced write's outcome, the night
  * plan) with what each must lead to; then one command's whole delivery against a scripted fake provider and a
- * pass-through guard. Two known-bad rules are kept as proof that the tables catch them: a throttling answer counted
- * as an unavailable attempt, and tonight's settlement preferred over the provider's recorded answer.
+ * pass-through guard. Known-bad rules are kept as proof that the tables catch them: a throttling answer counted
+ * as an unavailable attempt, tonight's settlement preferred over the provider's recorded answer, and the plan's
+ * allotment charged for every end (or only for requests).
  */
 class DeliveryProtocolTest {
 
@@ -215,15 +216,17 @@ class DeliveryProtocolTest {
     @Test
     void thePlanBoundsWhatACallStartsAndSaysWhenTheShardIsDone() {
         ShardPlan plan = new ShardPlan(100, 40, NOW.plusSeconds(600).toEpochMilli(), 0, 0);
-        record Row(String name, long endedBefore, long started, Instant now, long startable) {
+        record Row(String name, long sentBefore, long started, Instant now, long startable) {
         }
         for (Row row : List.of(
-                new Row("first call, nothing ended", 0, 0, NOW, 40),
-                new Row("earlier calls ended some, this one started some", 25, 10, NOW, 5),
+                new Row("first call, nothing sent", 0, 0, NOW, 40),
+                new Row("earlier calls sent some, this one started some", 25, 10, NOW, 5),
+                new Row("one short of the allotment", 30, 9, NOW, 1),
                 new Row("the allotment is used up", 30, 10, NOW, 0),
                 new Row("started past the allotment (never negative)", 30, 20, NOW, 0),
+                new Row("a millisecond before the budget ends: still the allotment", 0, 0, NOW.plusMillis(599_999), 40),
                 new Row("the budget passed: none", 0, 0, NOW.plusSeconds(600), 0))) {
-            assertThat(plan.startable(row.endedBefore(), row.started(), row.now())).as(row.name()).isEqualTo(row.startable());
+            assertThat(plan.startable(row.sentBefore(), row.started(), row.now())).as(row.name()).isEqualTo(row.startable());
         }
         assertThat(plan.spent(39, InstantSource.fixed(NOW))).isFalse();
         assertThat(plan.spent(39, InstantSource.fixed(NOW.plusSeconds(600)))).isTrue();
@@ -237,10 +240,77 @@ class DeliveryProtocolTest {
         assertThat(ShardPlan.unplanned().startable(1_000_000, 1_000_000, NOW)).isPositive();
     }
 
+    interface QuotaRule {
+        boolean usedQuota(DeliveryRecord.Result result, int requests);
+    }
+
+    static final QuotaRule THE_QUOTA_RULE = ShardPlan::usedQuota;
+
+    /** A command's end, the requests this call made for it, and whether the plan's allotment counts it. */
+    record QuotaRow(String name, DeliveryRecord.Result result, int requests, boolean counts) {
+    }
+
+    static final List<QuotaRow> QUOTA_ROWS = List.of(
+            new QuotaRow("delivered at its first request", new DeliveryRecord.Result.Delivered("prov-1"), 1, true),
+            new QuotaRow("delivered after retries: one command, counted once", new DeliveryRecord.Result.Delivered("prov-1"), 3, true),
+            new QuotaRow("delivered from the guard's record of an earlier request", new DeliveryRecord.Result.Delivered("prov-1"), 0, true),
+            new QuotaRow("refused by the provider", new DeliveryRecord.Result.Rejected("HOLD_NOT_FOUND", "no such hold"), 1, true),
+            new QuotaRow("refused, answered from the guard's record", new DeliveryRecord.Result.Rejected("HOLD_NOT_FOUND", "x"), 0, true),
+            new QuotaRow("acknowledged by an asynchronous provider", new DeliveryRecord.Result.Acknowledged("ref-1", SHARD), 1, true),
+            new QuotaRow("acknowledged, from the guard's record", new DeliveryRecord.Result.Acknowledged("ref-1", SHARD), 0, true),
+            new QuotaRow("quarantined after an answer outside the contract", new DeliveryRecord.Result.Quarantined("<html>", SHARD), 1, true),
+            new QuotaRow("quarantined: an answer is always a request", new DeliveryRecord.Result.Quarantined("<html>", SHARD), 0, true),
+            new QuotaRow("cancelled as settled in its round: no request", new DeliveryRecord.Result.CancelledSettled(SETTLED_AT), 0, false),
+            new QuotaRow("cancelled as settled after an unanswered request", new DeliveryRecord.Result.CancelledSettled(SETTLED_AT), 1, true),
+            new QuotaRow("cancelled as ended in its round: no request", new DeliveryRecord.Result.CancelledEnded("VOIDED", SETTLED_AT), 0, false),
+            new QuotaRow("cancelled as ended after an unanswered request", new DeliveryRecord.Result.CancelledEnded("VOIDED", SETTLED_AT), 2, true),
+            new QuotaRow("escalated as too old, never sent", new DeliveryRecord.Result.Escalated("too old", SHARD), 0, false),
+            new QuotaRow("escalated after a status lookup (a request)", new DeliveryRecord.Result.Escalated("unverifiable", SHARD), 1, true),
+            new QuotaRow("an acknowledgement overdue, escalated by the sweep", new DeliveryRecord.Result.OutcomeOverdue("overdue", SHARD), 0, false),
+            new QuotaRow("overdue with a request (none today): counted", new DeliveryRecord.Result.OutcomeOverdue("overdue", SHARD), 1, true));
+
+    @Test
+    void theAllotmentCountsCommandsSentNotCommandsEndedWithoutARequest() {
+        assertThat(quotaMismatches(THE_QUOTA_RULE)).isEmpty();
+    }
+
+    /**
+     * Known-bad: every end counts against the allotment (the rule before): a backlog night whose commands settle before
+     * delivery stopped with time and quota left.
+     */
+    static final QuotaRule EVERY_END_COUNTS = (result, requests) -> true;
+
+    /** Known-bad: the requests made count (retries too), so a command sent from the guard's record would not. */
+    static final QuotaRule ONLY_REQUESTS_COUNT = (result, requests) -> requests > 0;
+
+    @Test
+    void theQuotaTableCatchesEveryEndCountedAndOnlyRequestsCounted() {
+        assertThat(quotaMismatches(EVERY_END_COUNTS)).isNotEmpty().anyMatch(m -> m.startsWith("cancelled as settled in its round"));
+        assertThat(quotaMismatches(ONLY_REQUESTS_COUNT)).isNotEmpty()
+                .anyMatch(m -> m.startsWith("delivered from the guard's record"));
+    }
+
+    private static List<String> quotaMismatches(QuotaRule rule) {
+        List<String> out = new ArrayList<>();
+        for (QuotaRow row : QUOTA_ROWS) {
+            boolean actual = rule.usedQuota(row.result(), row.requests());
+            if (actual != row.counts()) {
+                out.add(row.name() + ": expected " + row.counts() + ", was " + actual);
+            }
+        }
+        return out;
+    }
+
     // ---- one command's delivery against a scripted provider ----------------------------------------------------
 
-    /** What one command's delivery came to: its mark (if any), the requests made, the error the call ends with. */
-    record Delivery(String mark, long requests, long throttled, boolean deferred, String error) {
+    /**
+     * What one command's delivery came to: its mark (if any), the requests made, the error the call ends with, and
+     * whether it ended (or stayed) without any request, giving its place in the plan back ({@code notSent}).
+     */
+    record Delivery(String mark, long requests, long throttled, boolean deferred, String error, long notSent) {
+        Delivery(String mark, long requests, long throttled, boolean deferred, String error) {
+            this(mark, requests, throttled, deferred, error, 0);
+        }
     }
 
     private static Delivery deliver(List<Supplier<ProviderResult>> script, Duration remaining) {
@@ -320,7 +390,7 @@ class DeliveryProtocolTest {
         }
         assertThat(answers).as("every scripted answer was asked for").isEmpty();
         String mark = marks.isEmpty() ? "none" : describe(marks.getFirst().result()) + " after " + marks.getFirst().attempts();
-        return new Delivery(mark, sender.requests(), sender.throttledAnswers(), sender.deferred(), error);
+        return new Delivery(mark, sender.requests(), sender.throttledAnswers(), sender.deferred(), error, sender.notSent());
     }
 
     private static Supplier<ProviderResult> answer(ProviderResult result) {
@@ -384,6 +454,19 @@ class DeliveryProtocolTest {
         assertThat(deliver(List.of(answer(DOWN), answer(RELEASED)), Duration.ofHours(1), () -> true, requests -> requests >= 1))
                 .as("a backoff of milliseconds keeps the facts read before the first request")
                 .isEqualTo(new Delivery("Delivered(prov-1) after 2", 2, 0, false, "none"));
+    }
+
+    /**
+     * A command whose settlement the last check before its first request sees ends unsent with no request: the call's
+     * plan gets its place back (it used none of the quota). One that was asked about first keeps it.
+     */
+    @Test
+    void aCommandEndedBeforeItsFirstRequestGivesItsPlaceInThePlanBack() {
+        assertThat(deliver(List.of(), Duration.ofHours(1), () -> true, requests -> true))
+                .isEqualTo(new Delivery("CancelledSettled(" + SETTLED_AT + ") after 0", 0, 0, false, "none", 1));
+        ProviderResult.Throttled tenSeconds = new ProviderResult.Throttled(429, Optional.of(Duration.ofSeconds(10)));
+        assertThat(deliver(List.of(answer(tenSeconds)), Duration.ofHours(1), () -> true, requests -> requests >= 1).notSent())
+                .as("ended after a (throttled) request: it took its place").isZero();
     }
 
     /** A call whose lease does not allow a request sends nothing, marks nothing, and leaves the command PENDING. */
