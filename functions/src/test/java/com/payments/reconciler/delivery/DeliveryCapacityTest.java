@@ -96,17 +96,18 @@ class DeliveryCapacityTest {
     /**
      * A backlog night where the oldest commands settled before delivery: cancelling them sends no request, so they leave
      * the plan's allotment to the commands sent. The first call ends at its first request (its Lambda time runs out), with
-     * the 20 settled cancelled; the next call carries its totals and sends until the allotment of 40 is sent. Before, the
-     * allotment counted every command ended: the 20 cancellations took 20 of its 40 places, and the shard ended its night
-     * with 20 delivered and 30 left PENDING while time and quota remained.
+     * the 45 settled cancelled; the next call carries its totals and sends until the allotment of 40 is sent. Before, the
+     * allotment counted every command ended: the 45 cancellations and the first delivery spent it, the first call ended the
+     * shard's night with 1 delivered and 49 left PENDING while time and quota remained (its {@code more} as well as its
+     * allowance to start counted the cancellations; each reverted alone fails this test).
      */
     @Test
     void settledCommandsCancelledOnABacklogNightLeaveTheAllotmentToCommandsSent(LocalDynamo.Engine engine) {
         try (DeliveryWorld w = new DeliveryWorld(engine, SimulatedProvider.builder(), 1)) {
             LeaseToken lease = w.acquire("worker-A", Timing.LEASE_DURATION);
-            List<String> ids = List.of(ids(70));
+            List<String> ids = List.of(ids(95));
             List<String> ops = w.command(lease, ids.toArray(String[]::new));
-            for (String id : ids.subList(0, 20)) {
+            for (String id : ids.subList(0, 45)) {
                 w.ingestion.settle(id, w.clock.instant());
             }
             TestContext firstCall = new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-1");
@@ -121,28 +122,30 @@ class DeliveryCapacityTest {
                 return real.release(command);
             };
             DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 1, endingTheFirstCall, new DeliveryPacing(QUOTA, w.clock::advance));
-            // 40 requests/s for the one shard (one call at once), with 1 s of budget left: 40 fit of the 70.
+            // 40 requests/s for the one shard (one call at once), with 1 s of budget left: 40 fit of the 95. More settled
+            // commands than that are cancelled before the first request, so a plan counting every end would be spent after
+            // the first call.
             Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
                     .plusMillis(1000);
 
             DeliveryBatch first = w.invoke(handler, lease, 0, null, startedAt, firstCall);
 
             assertThat(first.more()).as("the first call ended at its deadline, the shard is not done").isTrue();
-            assertThat(first.plan().backlog()).isEqualTo(70);
+            assertThat(first.plan().backlog()).isEqualTo(95);
             assertThat(first.plan().allotment()).isEqualTo(40);
-            assertThat(first.totals().cancelledSettled()).isEqualTo(20);
+            assertThat(first.totals().cancelledSettled()).isEqualTo(45);
             assertThat(first.totals().delivered()).isEqualTo(1);
 
             DeliveryBatch next = w.invoke(handler, lease, 0, first, startedAt,
                     new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT, "invocation-2"));
 
             assertThat(next.more()).isFalse();
-            assertThat(next.totals().cancelledSettled()).isEqualTo(20);
+            assertThat(next.totals().cancelledSettled()).isEqualTo(45);
             assertThat(next.totals().delivered()).as("the allotment went to commands sent, not to cancellations").isEqualTo(40);
             assertThat(next.totals().backlogLeft()).isEqualTo(10);
-            assertThat(ops.subList(0, 20)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_CANCELLED_SETTLED));
-            assertThat(ops.subList(20, 60)).as("oldest first").allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
-            assertThat(ops.subList(60, 70)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
+            assertThat(ops.subList(0, 45)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_CANCELLED_SETTLED));
+            assertThat(ops.subList(45, 85)).as("oldest first").allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_DELIVERED));
+            assertThat(ops.subList(85, 95)).allSatisfy(op -> assertThat(w.status(op)).isEqualTo(ReleaseCommands.STATUS_PENDING));
             assertThat(w.effects().stream().filter(e -> e.requests() > 0)).hasSize(40).allSatisfy(e -> assertThat(e.performed()).isEqualTo(1));
             assertThat(w.auditWithBacklog(10).violations()).isEmpty();
         }
