@@ -206,12 +206,8 @@ public final class PowertoolsOperationGuard implements OperationGuard {
     }
 
     private void install() {
-        LIBRARY_STATE.writeLock().lock();
-        try {
-            Idempotency.config().withPersistenceStore(store).withConfig(config).configure();
-        } finally {
-            LIBRARY_STATE.writeLock().unlock();
-        }
+        holdInstalled();
+        LIBRARY_STATE.readLock().unlock();
     }
 
     /**
