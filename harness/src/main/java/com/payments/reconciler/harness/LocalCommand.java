@@ -100,7 +100,7 @@ final class LocalCommand implements Callable<Integer> {
      * The quota a local night runs at unless --provider-quota says otherwise. The simulated provider is not a real one,
      * and at the stack's default of 40 requests/s delivery alone takes minutes; this is 15 requests/s for each of the 4
      * shards' calls, below the 15.5-16.4 a call delivered in the steady part of a quiet night at 72. The calls reach about
-     * 0.92 of it (docs/decisions.md, "The local night runs at a quota of its own"). The summary names the quota the night
+     * 0.97 of it in quiet runs (docs/decisions.md, "The local night runs at a quota of its own"). The summary names the quota the night
      * ran at and the utilisation.
      */
     static final String LOCAL_PROVIDER_QUOTA_TEXT = "60";
