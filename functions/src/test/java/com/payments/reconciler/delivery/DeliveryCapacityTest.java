@@ -30,6 +30,11 @@ class DeliveryCapacityTest {
 
     static final ProviderQuota QUOTA = new ProviderQuota(40, 32);
 
+    /** An execution start that leaves the night's delivery {@code left} before its deliverUntil, on the world's clock. */
+    private static Instant startedWithBudgetLeft(DeliveryWorld w, Duration left) {
+        return w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE).plus(left);
+    }
+
     /**
      * Every request leaves with its command's first attempt stamped, also when settled commands ended unsent free up the
      * plan's allowance and the call reaches past the page's stamped prefix. Before, only the prefix the plan allowed at
@@ -47,8 +52,7 @@ class DeliveryCapacityTest {
             }
             DeliveryPacing pacing = new DeliveryPacing(QUOTA, w.clock::advance);
             DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 8, w.client(), pacing);
-            Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
-                    .plusMillis(500);
+            Instant startedAt = startedWithBudgetLeft(w, Duration.ofMillis(500));
 
             DeliveryBatch result = w.invoke(handler, lease, 0, null, startedAt, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
 
@@ -68,8 +72,7 @@ class DeliveryCapacityTest {
             DeliveryPacing pacing = new DeliveryPacing(QUOTA, w.clock::advance);
             DeliverCommandsHandler handler = w.handler(w.fixedGuard(), 8, w.client(), pacing);
             // 40 requests/s for the one shard (one call at once), with 0.5 s of budget left: 20 fit, 10 do not.
-            Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
-                    .plusMillis(500);
+            Instant startedAt = startedWithBudgetLeft(w, Duration.ofMillis(500));
 
             DeliveryBatch result = w.invoke(handler, lease, 0, null, startedAt, new TestContext(Timing.DELIVER_COMMANDS_TIMEOUT));
 
@@ -125,8 +128,7 @@ class DeliveryCapacityTest {
             // 40 requests/s for the one shard (one call at once), with 1 s of budget left: 40 fit of the 95. More settled
             // commands than that are cancelled before the first request, so a plan counting every end would be spent after
             // the first call.
-            Instant startedAt = w.clock.instant().minus(Timing.EXECUTION_TIMEOUT).plus(Timing.DELIVERY_FINISH_RESERVE)
-                    .plusMillis(1000);
+            Instant startedAt = startedWithBudgetLeft(w, Duration.ofMillis(1000));
 
             DeliveryBatch first = w.invoke(handler, lease, 0, null, startedAt, firstCall);
 
